@@ -1,0 +1,77 @@
+//! Resource identifiers: a type prefix and 32 lowercase hex digits of a UUIDv7.
+//!
+//! IDs are opaque to callers. A string that does not have the exact shape of an ID of the
+//! expected kind is treated as a missing resource (404), never as a validation error, so that
+//! probing reveals nothing.
+
+use rand::RngCore;
+
+/// A resource kind and its ID prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdKind {
+    Agent,
+    Session,
+    Turn,
+    Item,
+    Event,
+    Call,
+    ApiKey,
+    Request,
+}
+
+impl IdKind {
+    pub fn prefix(self) -> &'static str {
+        match self {
+            IdKind::Agent => "agent_",
+            IdKind::Session => "sess_",
+            IdKind::Turn => "turn_",
+            IdKind::Item => "item_",
+            IdKind::Event => "evt_",
+            IdKind::Call => "call_",
+            IdKind::ApiKey => "key_",
+            IdKind::Request => "req_",
+        }
+    }
+}
+
+/// A fresh ID of `kind`.
+pub fn new_id(kind: IdKind) -> String {
+    let hex = if kind == IdKind::Request {
+        // Request IDs need no ordering; 128 random bits.
+        let mut b = [0u8; 16];
+        rand::rng().fill_bytes(&mut b);
+        b.iter().map(|x| format!("{x:02x}")).collect::<String>()
+    } else {
+        uuid::Uuid::now_v7().simple().to_string()
+    };
+    format!("{}{hex}", kind.prefix())
+}
+
+/// Whether `id` has the exact shape of an ID of `kind`.
+pub fn is_valid(kind: IdKind, id: &str) -> bool {
+    id.strip_prefix(kind.prefix())
+        .is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_have_their_kind_shape() {
+        for kind in [IdKind::Agent, IdKind::Session, IdKind::Request] {
+            let id = new_id(kind);
+            assert!(is_valid(kind, &id), "{id}");
+            assert!(!is_valid(IdKind::Turn, &id));
+        }
+        assert!(!is_valid(IdKind::Agent, "agent_XYZ"));
+        assert!(!is_valid(IdKind::Agent, "agent_0123456789abcdef0123456789ABCDEF"));
+    }
+
+    #[test]
+    fn later_ids_sort_after_earlier_ones() {
+        let a = new_id(IdKind::Agent);
+        let b = new_id(IdKind::Agent);
+        assert!(a < b);
+    }
+}
