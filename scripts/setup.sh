@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs that cargo does not: a Python venv with the pinned
+# official SDKs and pytest. Idempotent; safe to run on a fresh machine and in CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+OPENAI_VERSION=3.57.0
+ANTHROPIC_VERSION=2.14.0
+PYTEST_VERSION=9.2.0
+
+if [ ! -x .venv/bin/python ]; then
+  python3 -m venv .venv
+fi
+want="openai==$OPENAI_VERSION anthropic==$ANTHROPIC_VERSION pytest==$PYTEST_VERSION"
+if ! .venv/bin/python - <<PY 2>/dev/null
+import importlib.metadata as m
+for spec in "$want".split():
+    name, ver = spec.split("==")
+    assert m.version(name) == ver, spec
+PY
+then
+  .venv/bin/pip install --quiet --disable-pip-version-check $want
+fi
+echo "setup: python venv ready (.venv: $want)"
