@@ -1,0 +1,100 @@
+//! Input and function-result admission: the last rows of the §2.4 table, checked per event.
+//!
+//! A message or a `tool_result` the harness cannot apply is rejected before it is stored, so
+//! it never consumes a pending call. These take minimal content types of their own; the
+//! Session engine maps wire events onto them.
+
+mod inline_image;
+mod whitespace;
+
+pub use inline_image::is_inline_png_or_jpeg;
+pub use whitespace::{is_blank, is_blank_char};
+
+use crate::{AdmissionError, Declaration};
+
+/// One content part of a message or a function result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContentPart {
+    /// `input_text`.
+    Text(String),
+    /// `input_image` with its `image_url` (a URL or a `data:` URL).
+    Image(String),
+}
+
+/// A function result's `output`: a string, or ordered text and image parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FunctionOutput {
+    Text(String),
+    Parts(Vec<ContentPart>),
+}
+
+impl FunctionOutput {
+    fn images(&self) -> impl Iterator<Item = &str> {
+        let parts = match self {
+            FunctionOutput::Text(_) => &[][..],
+            FunctionOutput::Parts(parts) => parts.as_slice(),
+        };
+        parts.iter().filter_map(|p| match p {
+            ContentPart::Image(url) => Some(url.as_str()),
+            ContentPart::Text(_) => None,
+        })
+    }
+}
+
+const MESSAGE_IMAGES: &str = "The harness does not support message images.";
+const WHITESPACE_ONLY: &str = "This Session's harness does not accept a message whose text is only whitespace. Include non-whitespace text or an image, or use a harness that supports whitespace-only text.";
+const RESULTS: &str = "The harness does not support function results.";
+const RESULT_IMAGES: &str = "The harness does not support function result images.";
+const FAILED_RESULT_IMAGES: &str =
+    "The harness does not support images in a failed function result.";
+const INLINE_RESULT_IMAGES: &str =
+    "The harness supports only inline PNG or JPEG function result images.";
+
+/// Checks one caller message (its ordered content parts).
+pub fn validate_message_input(
+    decl: &Declaration,
+    parts: &[ContentPart],
+) -> Result<(), AdmissionError> {
+    let has_image = parts.iter().any(|p| matches!(p, ContentPart::Image(_)));
+    if has_image && !decl.message_input.images {
+        return Err(AdmissionError::new(None, MESSAGE_IMAGES));
+    }
+    // A message means something when it has an image or any non-whitespace text.
+    let meaningful = parts.iter().any(|p| match p {
+        ContentPart::Image(_) => true,
+        ContentPart::Text(text) => !is_blank(text),
+    });
+    if !meaningful && !decl.message_input.whitespace_only_text {
+        return Err(AdmissionError::new(None, WHITESPACE_ONLY));
+    }
+    Ok(())
+}
+
+/// Checks one `tool_result` event: `success` and its optional `output`.
+pub fn validate_function_result(
+    decl: &Declaration,
+    success: bool,
+    output: Option<&FunctionOutput>,
+) -> Result<(), AdmissionError> {
+    let results = &decl.functions.results;
+    if !decl.functions.tools {
+        return Err(AdmissionError::new(None, RESULTS));
+    }
+    let mut images = output
+        .into_iter()
+        .flat_map(FunctionOutput::images)
+        .peekable();
+    if images.peek().is_none() {
+        return Ok(());
+    }
+    if !results.images {
+        return Err(AdmissionError::new(None, RESULT_IMAGES));
+    }
+    if !success && !results.failed_result_images {
+        return Err(AdmissionError::new(None, FAILED_RESULT_IMAGES));
+    }
+    if !results.image_urls && !images.all(is_inline_png_or_jpeg) {
+        return Err(AdmissionError::new(None, INLINE_RESULT_IMAGES));
+    }
+    Ok(())
+}
