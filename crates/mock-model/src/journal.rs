@@ -1,0 +1,67 @@
+//! The journal: every request and its reply, in arrival order, in memory and as JSON lines.
+//!
+//! Tests assert on what a harness actually sent (tools offered, tool outputs, `text.format`,
+//! headers), so each entry keeps the request verbatim: method, path, query, headers and the
+//! parsed JSON body. An entry is written before the first byte of its reply leaves, so a client
+//! that has seen a reply can always find its entry; no waiting is ever needed.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+use std::sync::Mutex;
+
+use serde_json::{Map, Value, json};
+
+/// In-memory entries, mirrored to an append-only JSON-lines file when one is configured.
+#[derive(Debug)]
+pub struct Journal {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    entries: Vec<Value>,
+    file: Option<File>,
+}
+
+impl Journal {
+    /// A journal that appends to `path` (created if missing), or stays in memory.
+    pub fn open(path: Option<&Path>) -> std::io::Result<Self> {
+        let file = path
+            .map(|p| OpenOptions::new().create(true).append(true).open(p))
+            .transpose()?;
+        Ok(Journal {
+            inner: Mutex::new(Inner {
+                entries: Vec::new(),
+                file,
+            }),
+        })
+    }
+
+    /// Appends `entry`, numbering it with `seq` (1-based arrival order).
+    pub fn record(&self, entry: Map<String, Value>) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        // `seq` first, for people reading the file.
+        let mut numbered = Map::new();
+        numbered.insert("seq".into(), json!(inner.entries.len() + 1));
+        numbered.extend(entry);
+        let entry = Value::Object(numbered);
+        if let Some(file) = &mut inner.file {
+            let mut line = entry.to_string();
+            line.push('\n');
+            // A full disk must not take the model down with it; say so and keep serving.
+            if let Err(err) = file.write_all(line.as_bytes()) {
+                eprintln!("mock-model: cannot write journal: {err}");
+            }
+        }
+        inner.entries.push(entry);
+    }
+
+    pub fn entries(&self) -> Vec<Value> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entries
+            .clone()
+    }
+}
