@@ -14,6 +14,9 @@ pub struct ValidationError {
 
 impl ValidationError {
     pub fn new(param: impl Into<Option<String>>, message: impl Into<String>) -> Self {
-        ValidationError { param: param.into(), message: message.into() }
+        ValidationError {
+            param: param.into(),
+            message: message.into(),
+        }
     }
 }

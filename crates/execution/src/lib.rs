@@ -3,9 +3,51 @@
 //! Turns the `tools`, `text` and related members of Agent and Session request bodies into the
 //! typed, defaulted model in [`model`], enforcing every protocol rule of the execution-tools
 //! specification. It never consults a harness: harness admission is `switchboard-harness`.
+//!
+//! Entry points, each taking an already-parsed body (the HTTP body gate checked content type,
+//! UTF-8, JSON syntax, duplicate keys and the object root):
+//!
+//! - [`parse_agent_create`] / [`parse_agent_update`]: the saved form;
+//! - [`parse_inline_agent`] (or its two halves) and [`resolve`]: Session create's `agent`;
+//! - [`parse_x_agents_core`]: the extension object of all three bodies;
+//! - [`binary64_lossless`]: the number rule some harnesses need at Session admission;
+//! - [`public`]: the response shapes.
+//!
+//! Every error is a [`ValidationError`] (400 `invalid_request_error`); [`messages`] holds every
+//! text. JSON numbers are never converted: schemas and arguments keep the caller's decimal text
+//! (serde_json `arbitrary_precision`), except that serde_json writes an exponent as `e+N`/`e-N`
+//! (`1E2` is echoed as `1e+2`, the same digits and value).
 
+mod agent;
 pub mod error;
+mod function;
+mod http_url;
+mod inline;
+mod mcp;
+mod mcp_transport;
+pub mod messages;
+mod metadata;
 pub mod model;
+pub mod number;
+mod object_reader;
+pub mod public;
+mod scalar;
+mod schema_root;
+mod settings;
+mod text;
+mod tools;
+mod web_search;
+mod x_agents_core;
 
+pub use agent::{MAX_NAME_CHARS, parse_agent_create, parse_agent_update};
 pub use error::ValidationError;
+pub use inline::{
+    INLINE_AGENT_PATH, InlineAgent, ResolvedAgent, parse_inline_agent, parse_inline_agent_members,
+    resolve,
+};
+pub use metadata::parse_metadata;
 pub use model::*;
+pub use number::binary64_lossless;
+pub use settings::DEFAULT_MAX_CONCURRENT_SUBAGENTS;
+pub use tools::{MAX_TOOLS_JSON_BYTES, TOOL_TYPES, ToolForm, check_tool_conflicts, parse_tools};
+pub use x_agents_core::{MAX_API_KEY_BYTES, parse_x_agents_core};

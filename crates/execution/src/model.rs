@@ -148,7 +148,9 @@ pub enum McpTransport {
 pub enum TextFormat {
     Text,
     /// The Agents API form: no `name`, no `strict`. The schema is kept exactly as sent.
-    JsonSchema { schema: Value },
+    JsonSchema {
+        schema: Value,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,7 +170,10 @@ pub struct TextConfig {
 
 impl Default for TextConfig {
     fn default() -> Self {
-        TextConfig { format: TextFormat::Text, verbosity: Verbosity::Medium }
+        TextConfig {
+            format: TextFormat::Text,
+            verbosity: Verbosity::Medium,
+        }
     }
 }
 
@@ -228,7 +233,11 @@ pub enum HarnessId {
 }
 
 impl HarnessId {
-    pub const ALL: [HarnessId; 3] = [HarnessId::Codex, HarnessId::ClaudeCode, HarnessId::MinimaxCode];
+    pub const ALL: [HarnessId; 3] = [
+        HarnessId::Codex,
+        HarnessId::ClaudeCode,
+        HarnessId::MinimaxCode,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -290,8 +299,14 @@ impl XAgentsCore {
     pub fn overridden_by(&self, over: &XAgentsCore) -> XAgentsCore {
         XAgentsCore {
             harness: over.harness.or(self.harness),
-            model_provider: over.model_provider.clone().or_else(|| self.model_provider.clone()),
-            harness_config: over.harness_config.clone().or_else(|| self.harness_config.clone()),
+            model_provider: over
+                .model_provider
+                .clone()
+                .or_else(|| self.model_provider.clone()),
+            harness_config: over
+                .harness_config
+                .clone()
+                .or_else(|| self.harness_config.clone()),
         }
     }
 
@@ -343,7 +358,29 @@ pub struct AgentPatch {
 }
 
 impl AgentConfig {
-    /// Applies an update patch.
+    /// A saved configuration with every official default (agents-api-wire.md §11): name and
+    /// instructions null, metadata `{}`, tools `[]`, text `{format: text, verbosity: medium}`,
+    /// reasoning `{effort: null, summary: null}`, service_tier `auto`, multi_agent disabled, no
+    /// compaction or experimental settings, no extension.
+    pub fn new(model: impl Into<String>) -> Self {
+        AgentConfig {
+            model: model.into(),
+            name: None,
+            instructions: None,
+            metadata: Map::new(),
+            tools: Vec::new(),
+            text: TextConfig::default(),
+            reasoning: Reasoning::default(),
+            service_tier: ServiceTier::default(),
+            multi_agent: MultiAgent::default(),
+            compaction: None,
+            experimental: None,
+            x_agents_core: XAgentsCore::default(),
+        }
+    }
+
+    /// Applies an update patch. Every member replaces the saved one whole, except
+    /// `experimental`, whose settings merge by key ([`merge_experimental`]).
     pub fn apply(&mut self, patch: AgentPatch) {
         let AgentPatch {
             model,
@@ -390,12 +427,28 @@ impl AgentConfig {
             self.compaction = v;
         }
         if let Some(v) = experimental {
-            self.experimental = v;
+            self.experimental = merge_experimental(self.experimental.as_ref(), v.as_ref());
         }
         if let Some(v) = x_agents_core {
             self.x_agents_core = v;
         }
     }
+}
+
+/// Experimental settings merge by key (official update semantics): each supplied key replaces
+/// the current value, the others keep theirs, and a setting never seen is at its default
+/// (every experimental feature is off). `supplied == None` clears the settings.
+pub fn merge_experimental(current: Option<&Value>, supplied: Option<&Value>) -> Option<Value> {
+    let supplied = supplied?.as_object()?;
+    let mut merged = Map::new();
+    merged.insert("time_awareness".into(), Value::Bool(false));
+    for layer in [current.and_then(Value::as_object), Some(supplied)]
+        .into_iter()
+        .flatten()
+    {
+        merged.extend(layer.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    Some(Value::Object(merged))
 }
 
 /// The Session's execution placement (`environment.type`).

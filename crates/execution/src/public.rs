@@ -1,0 +1,128 @@
+//! The public JSON shapes of saved and resolved agents.
+//!
+//! Three tool families exist on the wire (agents-api-wire.md §4). Requests are parsed elsewhere;
+//! this module writes the two response families:
+//!
+//! - **persisted** (`Agent.tools`): every field present (`async` null when unset, MCP
+//!   `request_metadata` `{}`, `allowed_tools` null or a list), HTTP transport
+//!   `{type, server_url, headers}`, stdio `{type, command, cwd, args, env_vars}`. This is
+//!   exactly the serde form of [`Tool`].
+//! - **session response** (`AgentSession.agent.tools`): the pinned union has no `tool_search`,
+//!   so it is projected out (the frozen configuration keeps it), and an HTTP transport shows
+//!   only `{type, server_url}`.
+//!
+//! Secrets never appear: `x_agents_core` is echoed without `api_key`.
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::inline::ResolvedAgent;
+use crate::model::{AgentConfig, McpTransport, Tool, XAgentsCore};
+
+/// The public Agent fields of a saved configuration. The caller adds `id`, `object`,
+/// `created_at` and `updated_at`. `compaction`, `experimental` and `x_agents_core` appear only
+/// when set, as the official service omits them.
+pub fn agent_public_fields(cfg: &AgentConfig) -> Map<String, Value> {
+    let mut fields = Map::new();
+    fields.insert("model".into(), json!(cfg.model));
+    fields.insert("name".into(), json!(cfg.name));
+    fields.insert("instructions".into(), json!(cfg.instructions));
+    fields.insert("metadata".into(), Value::Object(cfg.metadata.clone()));
+    fields.insert("tools".into(), Value::Array(persisted_tools(&cfg.tools)));
+    insert_settings(&mut fields, &SettingsView::of_config(cfg));
+    if cfg.x_agents_core != XAgentsCore::default() {
+        fields.insert("x_agents_core".into(), cfg.x_agents_core.public());
+    }
+    fields
+}
+
+/// The `agent` object of a Session response, without `id` (the caller adds the saved Agent's ID).
+pub fn session_agent_fields(agent: &ResolvedAgent) -> Map<String, Value> {
+    let mut fields = Map::new();
+    fields.insert("name".into(), json!(agent.name));
+    fields.insert("instructions".into(), json!(agent.instructions));
+    fields.insert("model".into(), json!(agent.model));
+    fields.insert(
+        "tools".into(),
+        Value::Array(session_agent_tools(&agent.tools)),
+    );
+    insert_settings(&mut fields, &SettingsView::of_resolved(agent));
+    fields
+}
+
+/// Tools in the persisted response form.
+pub fn persisted_tools(tools: &[Tool]) -> Vec<Value> {
+    tools.iter().map(to_json).collect()
+}
+
+/// Tools in the session response form: no `tool_search`, HTTP transports without headers.
+pub fn session_agent_tools(tools: &[Tool]) -> Vec<Value> {
+    tools
+        .iter()
+        .filter(|t| !matches!(t, Tool::ToolSearch))
+        .map(|tool| {
+            let mut value = to_json(tool);
+            if let (Tool::Mcp(mcp), Some(fields)) = (tool, value.as_object_mut())
+                && let McpTransport::Http { server_url, .. } = &mcp.transport
+            {
+                fields.insert(
+                    "transport".into(),
+                    json!({ "type": "http", "server_url": server_url }),
+                );
+            }
+            value
+        })
+        .collect()
+}
+
+/// The settings both agent shapes share, borrowed from either source.
+struct SettingsView<'a> {
+    text: &'a crate::model::TextConfig,
+    reasoning: &'a crate::model::Reasoning,
+    service_tier: &'a crate::model::ServiceTier,
+    multi_agent: &'a crate::model::MultiAgent,
+    compaction: Option<&'a Value>,
+    experimental: Option<&'a Value>,
+}
+
+impl<'a> SettingsView<'a> {
+    fn of_config(c: &'a AgentConfig) -> Self {
+        SettingsView {
+            text: &c.text,
+            reasoning: &c.reasoning,
+            service_tier: &c.service_tier,
+            multi_agent: &c.multi_agent,
+            compaction: c.compaction.as_ref(),
+            experimental: c.experimental.as_ref(),
+        }
+    }
+
+    fn of_resolved(a: &'a ResolvedAgent) -> Self {
+        SettingsView {
+            text: &a.text,
+            reasoning: &a.reasoning,
+            service_tier: &a.service_tier,
+            multi_agent: &a.multi_agent,
+            compaction: a.compaction.as_ref(),
+            experimental: a.experimental.as_ref(),
+        }
+    }
+}
+
+fn insert_settings(fields: &mut Map<String, Value>, s: &SettingsView) {
+    fields.insert("text".into(), to_json(s.text));
+    fields.insert("reasoning".into(), to_json(s.reasoning));
+    fields.insert("service_tier".into(), to_json(s.service_tier));
+    fields.insert("multi_agent".into(), to_json(s.multi_agent));
+    if let Some(compaction) = s.compaction {
+        fields.insert("compaction".into(), compaction.clone());
+    }
+    if let Some(experimental) = s.experimental {
+        fields.insert("experimental".into(), experimental.clone());
+    }
+}
+
+/// The model types have string keys and no failing serializers, so this cannot fail.
+fn to_json<T: Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).expect("execution model types always serialize")
+}
