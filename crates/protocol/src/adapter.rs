@@ -1,0 +1,368 @@
+//! The boundary between the Runtime and one harness adapter.
+//!
+//! An [`Adapter`] turns a frozen [`SessionConfiguration`] into a [`SessionExecutor`]; the
+//! executor runs Turns one at a time. Starting a Turn returns a [`TurnHandle`]: a stream of
+//! [`AdapterEvent`]s that ends with exactly one terminal event, and a [`TurnControl`] to submit
+//! function results, steer and cancel while the Turn runs.
+//!
+//! Executors are evictable: [`SessionExecutor::evict`] ends any native process of an idle
+//! Session, and the next [`SessionExecutor::start_turn`] resumes it from the harness's own
+//! persisted state, with the frozen configuration re-applied unchanged.
+//!
+//! Function results follow the receipt contract (core-contracts §3.3):
+//! [`TurnControl::submit_function_result`] returns [`Receipt::Confirmed`] only when the adapter
+//! saw the native harness apply exactly that result in the live Turn that made the call. Writing
+//! it to the harness proves nothing by itself; a wait that times out is
+//! [`Receipt::Unconfirmed`], and the adapter never replays a result.
+//!
+//! Nothing here depends on Core or the Runtime, so adapters depend on this crate only.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::configuration::HarnessId;
+use async_trait::async_trait;
+use tokio::sync::mpsc;
+
+use crate::capabilities::HarnessAdvertisement;
+use crate::configuration::SessionConfiguration;
+use crate::content::{FunctionResultContent, InputPart};
+use crate::messages::{
+    CallAbandoned, CommandExecution, CommandStatus, Delta, Done, ErrorEvent, FunctionCall,
+    InteractionDecisionAck, MessagePhase, MessageStatus, OutputMessage, Reasoning, RuntimeToCore,
+    TurnOutcome, Usage,
+};
+
+/// What preparing a Session needs.
+#[derive(Debug, Clone)]
+pub struct PrepareRequest {
+    pub session_id: String,
+    pub configuration: SessionConfiguration,
+    /// A directory the executor owns for the Session's native state (created if missing). It
+    /// must survive eviction: resume reads the harness's persisted state from it.
+    pub state_dir: PathBuf,
+}
+
+/// One Turn's input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnRequest {
+    pub run_id: String,
+    pub turn_id: String,
+    pub input: Vec<InputPart>,
+}
+
+/// A harness adapter.
+#[async_trait]
+pub trait Adapter: Send + Sync {
+    fn harness(&self) -> HarnessId;
+
+    /// Probes the installed harness and reports what the Runtime can advertise for it.
+    async fn advertise(&self) -> HarnessAdvertisement;
+
+    /// Validates the configuration and prepares an executor. No input is submitted.
+    async fn prepare(
+        &self,
+        request: PrepareRequest,
+    ) -> Result<Box<dyn SessionExecutor>, AdapterError>;
+}
+
+/// One Session's native execution.
+#[async_trait]
+pub trait SessionExecutor: Send + Sync {
+    /// Starts a Turn (launching or resuming the native process when none is resident).
+    /// Fails with [`AdapterError::Busy`] while another Turn runs.
+    async fn start_turn(&self, turn: TurnRequest) -> Result<TurnHandle, AdapterError>;
+
+    /// Ends the native process of an idle Session; its state stays on disk for resume.
+    /// Fails with [`AdapterError::Busy`] while a Turn runs.
+    async fn evict(&self) -> Result<(), AdapterError>;
+
+    /// Whether a native process is currently held.
+    fn is_resident(&self) -> bool;
+
+    /// The harness's own identity for the Session (e.g. the Codex thread id), once known.
+    fn native_session_id(&self) -> Option<String>;
+}
+
+/// A running Turn.
+pub struct TurnHandle {
+    /// The Turn's events, in order, ending with exactly one terminal event.
+    pub events: mpsc::Receiver<AdapterEvent>,
+    pub control: Arc<dyn TurnControl>,
+}
+
+/// Input to a running Turn.
+#[async_trait]
+pub trait TurnControl: Send + Sync {
+    /// Answers a pending function call of this Turn and waits for its application receipt.
+    async fn submit_function_result(&self, call_id: &str, result: FunctionResultContent)
+    -> Receipt;
+
+    /// Adds input to the running Turn. `Ok` means the harness accepted it.
+    async fn steer(&self, input: Vec<InputPart>) -> Result<(), AdapterError>;
+
+    /// Asks the harness to stop the Turn. `Ok` means the request was accepted; settlement is the
+    /// Turn's terminal [`AdapterEvent::Cancelled`].
+    async fn cancel(&self) -> Result<(), AdapterError>;
+}
+
+/// What a Turn reports, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AdapterEvent {
+    /// An assistant message opened. `phase` is null when not known yet.
+    MessageStarted {
+        item_id: String,
+        phase: Option<MessagePhase>,
+    },
+    MessageDelta {
+        item_id: String,
+        delta: String,
+    },
+    /// An assistant message closed with its whole text.
+    MessageCompleted {
+        item_id: String,
+        phase: MessagePhase,
+        text: String,
+    },
+    Reasoning {
+        item_id: String,
+        text: String,
+    },
+    CommandExecution {
+        item_id: String,
+        command: String,
+        status: CommandStatus,
+        exit_code: Option<i64>,
+        output: Option<String>,
+    },
+    /// A function call is pending: published before anything else about the call.
+    FunctionCall {
+        call_id: String,
+        name: String,
+        arguments: String,
+    },
+    /// A submitted result was observed applied (its receipt is [`Receipt::Confirmed`]).
+    FunctionResultApplied {
+        call_id: String,
+    },
+    /// The harness dropped a pending call before any result was applied.
+    CallAbandoned {
+        call_id: String,
+    },
+    /// A cumulative usage snapshot for the Turn.
+    Usage(Usage),
+    Completed {
+        usage: Option<Usage>,
+    },
+    Failed {
+        code: String,
+        message: String,
+        http_status: Option<u16>,
+        usage: Option<Usage>,
+    },
+    Cancelled {
+        usage: Option<Usage>,
+    },
+}
+
+impl AdapterEvent {
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            AdapterEvent::Completed { .. }
+                | AdapterEvent::Failed { .. }
+                | AdapterEvent::Cancelled { .. }
+        )
+    }
+
+    /// The protocol frames that report this event to Core (a terminal failure is `error` then
+    /// `done`). [`AdapterEvent::FunctionResultApplied`] has none: the receipt travels as the
+    /// `interaction_decision_ack` of the submission.
+    pub fn into_messages(self) -> Vec<RuntimeToCore> {
+        use AdapterEvent as E;
+        match self {
+            E::MessageStarted { item_id, phase } => vec![
+                OutputMessage {
+                    id: item_id,
+                    status: MessageStatus::InProgress,
+                    phase,
+                    text: String::new(),
+                }
+                .into(),
+            ],
+            E::MessageDelta { item_id, delta } => vec![Delta { item_id, delta }.into()],
+            E::MessageCompleted {
+                item_id,
+                phase,
+                text,
+            } => vec![
+                OutputMessage {
+                    id: item_id,
+                    status: MessageStatus::Completed,
+                    phase: Some(phase),
+                    text,
+                }
+                .into(),
+            ],
+            E::Reasoning { item_id, text } => vec![Reasoning { item_id, text }.into()],
+            E::CommandExecution {
+                item_id,
+                command,
+                status,
+                exit_code,
+                output,
+            } => {
+                vec![
+                    CommandExecution {
+                        item_id,
+                        command,
+                        status,
+                        exit_code,
+                        output,
+                    }
+                    .into(),
+                ]
+            }
+            E::FunctionCall {
+                call_id,
+                name,
+                arguments,
+            } => {
+                vec![
+                    FunctionCall {
+                        call_id,
+                        name,
+                        arguments,
+                    }
+                    .into(),
+                ]
+            }
+            E::FunctionResultApplied { .. } => vec![],
+            E::CallAbandoned { call_id } => vec![CallAbandoned { call_id }.into()],
+            E::Usage(usage) => vec![usage.into()],
+            E::Completed { usage } => {
+                vec![
+                    Done {
+                        outcome: TurnOutcome::Completed,
+                        usage,
+                    }
+                    .into(),
+                ]
+            }
+            E::Failed {
+                code,
+                message,
+                http_status,
+                usage,
+            } => vec![
+                ErrorEvent {
+                    code,
+                    message,
+                    http_status,
+                }
+                .into(),
+                Done {
+                    outcome: TurnOutcome::Failed,
+                    usage,
+                }
+                .into(),
+            ],
+            E::Cancelled { usage } => {
+                vec![
+                    Done {
+                        outcome: TurnOutcome::Cancelled,
+                        usage,
+                    }
+                    .into(),
+                ]
+            }
+        }
+    }
+}
+
+/// The application receipt of a function result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Receipt {
+    /// The native harness applied exactly this result in the live Turn that made the call.
+    Confirmed,
+    /// The outcome is unknown (no matching observation in time, or the Turn ended first).
+    Unconfirmed { reason: String },
+    /// The adapter did not deliver the result (e.g. unknown or abandoned call).
+    Refused { code: String, message: String },
+}
+
+/// `error_code` of an unconfirmed receipt.
+pub const FUNCTION_RESULT_UNCONFIRMED: &str = "function_result_unconfirmed";
+
+impl Receipt {
+    pub fn refused(code: &str, message: impl Into<String>) -> Self {
+        Receipt::Refused {
+            code: code.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// The `interaction_decision_ack` that reports this receipt.
+    pub fn into_ack(self, delivery_id: impl Into<String>) -> InteractionDecisionAck {
+        let delivery_id = delivery_id.into();
+        match self {
+            Receipt::Confirmed => InteractionDecisionAck {
+                delivery_id,
+                applied: true,
+                error_code: None,
+                error: None,
+            },
+            Receipt::Unconfirmed { reason } => InteractionDecisionAck {
+                delivery_id,
+                applied: false,
+                error_code: Some(FUNCTION_RESULT_UNCONFIRMED.to_owned()),
+                error: Some(reason),
+            },
+            Receipt::Refused { code, message } => InteractionDecisionAck {
+                delivery_id,
+                applied: false,
+                error_code: Some(code),
+                error: Some(message),
+            },
+        }
+    }
+}
+
+/// Why an adapter operation failed. [`AdapterError::code`] is the wire `error_code`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AdapterError {
+    #[error("the harness is not installed or not usable: {0}")]
+    Unavailable(String),
+    #[error("the configuration cannot run on this harness: {0}")]
+    InvalidConfiguration(String),
+    #[error("another Turn is running on this Session")]
+    Busy,
+    #[error("no Turn is running")]
+    NoActiveTurn,
+    #[error("the harness could not be started: {0}")]
+    Launch(String),
+    #[error("the harness process exited")]
+    Exited,
+    #[error("the harness rejected the request: {message}")]
+    Rejected { code: String, message: String },
+    #[error("the harness did not answer in time: {0}")]
+    Timeout(String),
+}
+
+impl AdapterError {
+    pub fn code(&self) -> &str {
+        match self {
+            AdapterError::Unavailable(_) => "harness_unavailable",
+            AdapterError::InvalidConfiguration(_) => "unsupported_or_invalid_configuration",
+            AdapterError::Busy => "turn_in_progress",
+            AdapterError::NoActiveTurn => "no_active_turn",
+            AdapterError::Launch(_) => "harness_launch_failed",
+            AdapterError::Exited => "harness_exited",
+            AdapterError::Rejected { code, .. } => code,
+            AdapterError::Timeout(_) => "request_timeout",
+        }
+    }
+}
+
+/// Shared handle type for a Turn's control.
+pub type TurnControlRef = Arc<dyn TurnControl>;
