@@ -21,16 +21,16 @@ pub(super) fn check(decl: &Declaration, snapshot: &SessionSnapshot) -> Result<()
     for (i, tool) in snapshot.tools.iter().enumerate() {
         match tool {
             Tool::WebSearch(search) => web_search(decl, i, search)?,
-            Tool::ProgrammaticToolCalling(ptc) => {
-                if !execution.programmatic_tool_calling.contains(&ptc.enabled) {
-                    return Err(AdmissionError::at(
-                        format!("{}.enabled", tool_path(i)),
-                        format!(
-                            "The harness does not support programmatic_tool_calling enabled={}.",
-                            ptc.enabled
-                        ),
-                    ));
-                }
+            Tool::ProgrammaticToolCalling(ptc)
+                if !execution.programmatic_tool_calling.contains(&ptc.enabled) =>
+            {
+                return Err(AdmissionError::at(
+                    format!("{}.enabled", tool_path(i)),
+                    format!(
+                        "The harness does not support programmatic_tool_calling enabled={}.",
+                        ptc.enabled
+                    ),
+                ));
             }
             Tool::ComputerUse(_) if !decl.computer_use => {
                 return Err(AdmissionError::at(tool_path(i), NO_COMPUTER_USE));

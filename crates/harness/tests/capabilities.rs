@@ -1,0 +1,156 @@
+//! What a Runtime must advertise to run a snapshot (core-contracts §6.4 "Core requires").
+
+mod support;
+
+use serde_json::json;
+use support::*;
+use switchboard_execution::*;
+use switchboard_harness::Capability::{self, *};
+use switchboard_harness::required_capabilities;
+
+const ALWAYS: [Capability; 7] = [
+    Streaming,
+    Steering,
+    DurableTurns,
+    DurableInputReceipts,
+    Preparation,
+    ExecutionControls,
+    ToolObservations,
+];
+
+fn expect(extra: &[Capability]) -> Vec<Capability> {
+    let mut all: Vec<Capability> = ALWAYS.iter().chain(extra).copied().collect();
+    all.sort();
+    all
+}
+
+/// A case name, a change to the baseline, and the capabilities the result needs.
+type Case = (&'static str, fn(&mut SessionSnapshot), Vec<Capability>);
+
+fn required(build: fn(&mut SessionSnapshot)) -> Vec<Capability> {
+    let mut s = snapshot(HarnessId::Codex);
+    build(&mut s);
+    required_capabilities(&s)
+}
+
+#[test]
+fn requirement_table() {
+    let rows: [Case; 10] = [
+        (
+            "baseline on none",
+            |_| {},
+            expect(&[EnvironmentNone, SubagentControl]),
+        ),
+        (
+            "a workspace",
+            |s| s.placement = Placement::OpenaiHosted,
+            expect(&[
+                LocalEnvironment,
+                WorkspaceReadPreparation,
+                WorkspaceOutputExport,
+                SubagentControl,
+            ]),
+        ),
+        (
+            "multi_agent",
+            |s| s.multi_agent.enabled = true,
+            expect(&[EnvironmentNone, SubagentObservations]),
+        ),
+        (
+            "functions",
+            |s| s.tools = vec![function("f")],
+            expect(&[EnvironmentNone, SubagentControl, FunctionTools]),
+        ),
+        (
+            "tool search",
+            |s| s.tools = vec![Tool::ToolSearch, deferred("f")],
+            expect(&[
+                EnvironmentNone,
+                SubagentControl,
+                FunctionTools,
+                Capability::ToolSearch,
+            ]),
+        ),
+        (
+            "json_schema",
+            |s| {
+                s.text.format = TextFormat::JsonSchema {
+                    schema: json!({"type": "object"}),
+                }
+            },
+            expect(&[
+                EnvironmentNone,
+                SubagentControl,
+                StructuredOutput,
+                MessageItems,
+            ]),
+        ),
+        (
+            "an anonymous optional MCP server",
+            |s| s.tools = vec![Tool::Mcp(http_mcp("a"))],
+            expect(&[EnvironmentNone, SubagentControl, McpHttpTools]),
+        ),
+        (
+            "required and authenticated MCP servers",
+            |s| {
+                s.tools = vec![
+                    Tool::Mcp(McpTool {
+                        required: true,
+                        ..http_mcp("a")
+                    }),
+                    Tool::Mcp(McpTool {
+                        credential_id: Some("c".into()),
+                        ..http_mcp("b")
+                    }),
+                ]
+            },
+            expect(&[
+                EnvironmentNone,
+                SubagentControl,
+                McpHttpTools,
+                McpHttpRequired,
+                McpHttpBearerAuth,
+            ]),
+        ),
+        (
+            "a stdio server needs mcp_http_tools too",
+            |s| {
+                s.placement = self_hosted();
+                s.tools = vec![Tool::Mcp(stdio_mcp("local", WORKSPACE))];
+            },
+            expect(&[
+                LocalEnvironment,
+                WorkspaceReadPreparation,
+                WorkspaceOutputExport,
+                SubagentControl,
+                McpHttpTools,
+            ]),
+        ),
+        (
+            "web_search, PTC, verbosity and reasoning need only execution_controls",
+            |s| {
+                s.tools = vec![Tool::WebSearch(web_search(WebSearchMode::Live)), ptc(true)];
+                s.text.verbosity = Verbosity::High;
+                s.reasoning.effort = Some(ReasoningEffort::High);
+            },
+            expect(&[EnvironmentNone, SubagentControl]),
+        ),
+    ];
+    for (case, build, want) in rows {
+        assert_eq!(required(build), want, "{case}");
+    }
+}
+
+#[test]
+fn capability_names_are_the_wire_names() {
+    assert_eq!(McpHttpBearerAuth.as_str(), "mcp_http_bearer_auth");
+    assert_eq!(
+        ProgrammaticToolCallingDisable.as_str(),
+        "programmatic_tool_calling_disable"
+    );
+    assert_eq!(
+        Capability::parse("durable_input_receipts"),
+        Some(DurableInputReceipts)
+    );
+    assert_eq!(Capability::ALL.len(), 30);
+}
