@@ -35,7 +35,7 @@ mod tests {
 
     use super::*;
     use crate::declaration::PlacementKind;
-    use crate::{Capability, McpTransportKind};
+    use crate::{Capability, McpTransportKind, StdioCwd};
     use switchboard_execution::{Verbosity, WebSearchMode};
 
     fn implied(d: &Declaration) -> Vec<(Capability, bool)> {
@@ -137,8 +137,10 @@ mod tests {
             );
             assert!(!d.execution.service_tiers.is_empty());
             assert!(d.execution.text_verbosities.contains(&Verbosity::Medium));
-            // A stdio rule other than Any only makes sense where stdio is a transport.
-            assert!(d.mcp.transports.contains(&McpTransportKind::Stdio));
+            // A stdio cwd rule other than Any only makes sense where stdio is a transport.
+            if d.mcp.stdio_cwd != StdioCwd::Any {
+                assert!(d.mcp.transports.contains(&McpTransportKind::Stdio));
+            }
             let mut caps = d.capabilities.to_vec();
             caps.sort();
             caps.dedup();
