@@ -1,1 +1,14 @@
-//! placeholder
+//! Core: the Agents API server.
+//!
+//! Requests pass the HTTP edge ([`edge`]: request IDs, the beta header, authentication, the body
+//! gate, error mapping) before a route handler ([`routes`]) sees them. Handlers parse with the
+//! execution parser, persist through the [`switchboard_store::Store`] trait, and answer with the
+//! public shapes. Core never imports a harness adapter.
+
+pub mod app;
+pub mod auth;
+pub mod edge;
+pub mod routes;
+pub mod secrets;
+
+pub use app::{AppState, CoreConfig, router};

@@ -1,1 +1,41 @@
-fn main() {}
+//! `switchboard`: one binary for the server, its key management and the offline mock model.
+
+mod keys;
+mod serve;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "switchboard", version, about = "A self-hostable OpenAI Agents API server on native agent harnesses")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run Core with the embedded store and the local Runtime.
+    Serve(serve::ServeArgs),
+    /// Manage Project API keys (stored as digests, never in plain text).
+    Keys(keys::KeysArgs),
+    /// Run the scripted, deterministic mock model provider on loopback.
+    MockModel(switchboard_mock_model::cli::MockModelArgs),
+}
+
+fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    rt.block_on(async move {
+        match cli.command {
+            Command::Serve(a) => serve::run(a).await,
+            Command::Keys(a) => keys::run(a).await,
+            Command::MockModel(a) => switchboard_mock_model::cli::run(a).await,
+        }
+    })
+}

@@ -1,0 +1,124 @@
+//! Front-door throughput: requests/second for Agent create and for a rejected bad body, each
+//! against a bare axum handler that returns the same bytes, measured in the same run.
+//!
+//! Run with `cargo bench -p switchboard-core --bench front_door`. Both servers and the load
+//! generator share this machine, so only the ratios are meaningful; they are what the
+//! foundation issue targets (≥ 0.5 of the bare handler for both).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::http::{HeaderValue, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::post;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use switchboard_core::secrets::SecretBox;
+use switchboard_core::{AppState, CoreConfig, auth, router};
+use switchboard_execution::HarnessId;
+use switchboard_store::SqliteStore;
+
+const KEY: &str = "sk-sb-bench";
+const CONCURRENCY: usize = 16;
+const RUN: Duration = Duration::from_secs(3);
+
+const CREATE_BODY: &str = r#"{"model":"gpt-x","name":"bench","instructions":"Be brief.","tools":[{"type":"function","name":"get_weather","description":"Weather for a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},{"type":"web_search","mode":"disabled"}]}"#;
+const BAD_BODY: &str = r#"{"model":"gpt-x","tools":[{"type":"tool_search","type":"tool_search"}]}"#;
+
+type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
+
+async fn serve(app: Router) -> SocketAddr {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(l, app).await.unwrap() });
+    addr
+}
+
+fn request(addr: SocketAddr, body: &'static str) -> hyper::Request<Full<Bytes>> {
+    hyper::Request::post(format!("http://{addr}/v1/agents"))
+        .header("content-type", "application/json")
+        .header("openai-beta", "agents=v1")
+        .header("authorization", format!("Bearer {KEY}"))
+        .body(Full::new(Bytes::from_static(body.as_bytes())))
+        .unwrap()
+}
+
+async fn once(client: &HttpClient, addr: SocketAddr, body: &'static str) -> (u16, Bytes) {
+    let resp = client.request(request(addr, body)).await.unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.into_body().collect().await.unwrap().to_bytes())
+}
+
+/// Requests/second with `CONCURRENCY` keep-alive clients for `RUN`; every answer must have
+/// `expect` status.
+async fn rate(client: &HttpClient, addr: SocketAddr, body: &'static str, expect: u16) -> f64 {
+    let done = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..CONCURRENCY {
+        let (client, done) = (client.clone(), done.clone());
+        tasks.push(tokio::spawn(async move {
+            while start.elapsed() < RUN {
+                let (status, _) = once(&client, addr, body).await;
+                assert_eq!(status, expect);
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+}
+
+/// A handler that answers every POST with fixed bytes, the way Core would.
+fn bare(status: StatusCode, bytes: Bytes) -> Router {
+    Router::new().route(
+        "/v1/agents",
+        post(move || {
+            let bytes = bytes.clone();
+            async move {
+                let mut r = (status, bytes).into_response();
+                r.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
+                r
+            }
+        }),
+    )
+}
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("bench.sqlite")).await.unwrap();
+        auth::bootstrap(&store, Some(KEY), 0).await.unwrap();
+        let state = Arc::new(AppState {
+            store: Arc::new(store),
+            secrets: SecretBox::from_key(&[1u8; 32]).unwrap(),
+            config: CoreConfig { data_dir: dir.path().to_owned(), default_harness: HarnessId::Codex },
+        });
+        let core = serve(router(state)).await;
+        let client: HttpClient = Client::builder(TokioExecutor::new()).build_http();
+
+        let (s, created) = once(&client, core, CREATE_BODY).await;
+        assert_eq!(s, 201);
+        let (s, rejected) = once(&client, core, BAD_BODY).await;
+        assert_eq!(s, 400);
+        let bare_create = serve(bare(StatusCode::CREATED, created)).await;
+        let bare_reject = serve(bare(StatusCode::BAD_REQUEST, rejected)).await;
+
+        let rows = [
+            ("agent create", rate(&client, core, CREATE_BODY, 201).await, rate(&client, bare_create, CREATE_BODY, 201).await),
+            ("rejected bad body", rate(&client, core, BAD_BODY, 400).await, rate(&client, bare_reject, BAD_BODY, 400).await),
+        ];
+        println!("{:<20} {:>12} {:>12} {:>7}", "case", "core req/s", "bare req/s", "ratio");
+        for (name, core_rate, bare_rate) in rows {
+            println!("{name:<20} {core_rate:>12.0} {bare_rate:>12.0} {:>7.2}", core_rate / bare_rate);
+        }
+    });
+}

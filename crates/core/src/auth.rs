@@ -1,0 +1,85 @@
+//! Project API keys: generation, digests, and the bearer check.
+//!
+//! A key is `sk-sb-` followed by 43 base64url characters (32 random bytes). Only its SHA-256
+//! digest is stored; the secret is shown once, when created. The `hint` (the first 10 characters)
+//! tells keys apart in listings without revealing them.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use switchboard_store::{ApiKeyRecord, Store};
+use switchboard_wire::ids::{IdKind, new_id};
+
+pub const KEY_PREFIX: &str = "sk-sb-";
+
+/// A fresh secret key.
+pub fn generate_secret() -> String {
+    let mut b = [0u8; 32];
+    rand::rng().fill_bytes(&mut b);
+    format!("{KEY_PREFIX}{}", URL_SAFE_NO_PAD.encode(b))
+}
+
+pub fn digest(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// The record to store for `secret`.
+pub fn record_for(secret: &str, now: i64) -> ApiKeyRecord {
+    ApiKeyRecord {
+        id: new_id(IdKind::ApiKey),
+        digest: digest(secret),
+        hint: secret.chars().take(10).collect(),
+        created_at: now,
+        revoked_at: None,
+    }
+}
+
+/// Extracts the bearer token from an `Authorization` header value.
+pub fn bearer(header: Option<&str>) -> Option<&str> {
+    let v = header?.trim();
+    let (scheme, token) = v.split_once(' ')?;
+    (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty()).then(|| token.trim())
+}
+
+/// Ensures a usable key exists at start. Returns the secret when one was created now (so the
+/// caller can print it): the given `wanted` secret if set and not yet stored, or a fresh one when
+/// the store has no key at all.
+pub async fn bootstrap(store: &dyn Store, wanted: Option<&str>, now: i64) -> switchboard_store::Result<Option<String>> {
+    if let Some(secret) = wanted {
+        if store.active_api_key(&digest(secret)).await?.is_some() {
+            return Ok(None);
+        }
+        store.insert_api_key(&record_for(secret, now)).await?;
+        return Ok(Some(secret.to_owned()));
+    }
+    if store.count_api_keys().await? > 0 {
+        return Ok(None);
+    }
+    let secret = generate_secret();
+    store.insert_api_key(&record_for(&secret, now)).await?;
+    Ok(Some(secret))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_parsing() {
+        assert_eq!(bearer(Some("Bearer abc")), Some("abc"));
+        assert_eq!(bearer(Some("bearer  abc ")), Some("abc"));
+        assert_eq!(bearer(Some("Basic abc")), None);
+        assert_eq!(bearer(Some("Bearer ")), None);
+        assert_eq!(bearer(None), None);
+    }
+
+    #[test]
+    fn secrets_are_unique_and_digests_stable() {
+        let a = generate_secret();
+        assert!(a.starts_with(KEY_PREFIX) && a.len() == KEY_PREFIX.len() + 43);
+        assert_ne!(a, generate_secret());
+        assert_eq!(digest("x"), digest("x"));
+        assert_eq!(digest("x").len(), 64);
+    }
+}

@@ -1,0 +1,167 @@
+//! The HTTP edge: everything between the socket and a route handler, and the one place where
+//! typed errors become the public error envelope.
+//!
+//! Order for every `/v1` request: request ID → `OpenAI-Beta: agents=v1` (before authentication)
+//! → bearer key → body gate (in the handler's extractor) → resource lookup. Every response carries
+//! `X-Request-Id: req_<32 hex>`; 409s carry `x-should-retry: false` so the official SDK does not
+//! resend a semantic conflict; 401s carry `WWW-Authenticate: Bearer`.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value};
+use switchboard_execution::ValidationError;
+use switchboard_wire::body::{BodyGate, DEFAULT_LIMIT, SESSION_CREATE_LIMIT, too_large};
+use switchboard_wire::ids::{IdKind, new_id};
+use switchboard_wire::{ApiError, ErrorCode};
+
+use crate::app::AppState;
+use crate::auth;
+
+/// A failed request, as the caller will see it. Every error type inside Core converts into this
+/// exactly once, here.
+#[derive(Debug)]
+pub struct Failure(pub ApiError);
+
+impl From<ApiError> for Failure {
+    fn from(e: ApiError) -> Self {
+        Failure(e)
+    }
+}
+
+impl From<ValidationError> for Failure {
+    fn from(e: ValidationError) -> Self {
+        Failure(ApiError::new(ErrorCode::InvalidRequest(validation_code(&e.message)), e.param, e.message))
+    }
+}
+
+impl From<switchboard_store::StoreError> for Failure {
+    fn from(e: switchboard_store::StoreError) -> Self {
+        tracing::error!(error = %e, "store failure");
+        Failure(ApiError::internal())
+    }
+}
+
+impl From<crate::secrets::SecretError> for Failure {
+    fn from(e: crate::secrets::SecretError) -> Self {
+        tracing::error!(error = %e, "secret storage failure");
+        Failure(ApiError::new(
+            ErrorCode::ServiceUnavailable("credential_storage_unavailable"),
+            None,
+            "Credential storage is unavailable.",
+        ))
+    }
+}
+
+/// The OpenAI-style `code` of a protocol validation error, named by the rule that failed.
+fn validation_code(message: &str) -> &'static str {
+    const RULES: [(&str, &str); 5] = [
+        ("Missing required parameter", "missing_required_parameter"),
+        ("Unknown parameter", "unknown_parameter"),
+        ("Invalid type for", "invalid_type"),
+        ("Invalid value", "invalid_value"),
+        ("Invalid '", "invalid_value"),
+    ];
+    RULES.iter().find(|(p, _)| message.starts_with(p)).map_or("invalid_request_error", |(_, c)| c)
+}
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        let e = self.0;
+        let status = StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut resp = (status, axum::Json(e.body())).into_response();
+        let h = resp.headers_mut();
+        if e.should_retry_false() {
+            h.insert("x-should-retry", HeaderValue::from_static("false"));
+        }
+        if e.www_authenticate() {
+            h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        resp
+    }
+}
+
+pub type ApiResult<T> = Result<T, Failure>;
+
+/// Adds `X-Request-Id`, `OpenAI-Version` and `OpenAI-Processing-Ms` to every response.
+pub async fn request_id(req: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let id = new_id(IdKind::Request);
+    let mut resp = next.run(req).await;
+    let h = resp.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(&id) {
+        h.insert("x-request-id", v);
+    }
+    h.insert("openai-version", HeaderValue::from_static("2020-10-01"));
+    if let Ok(v) = HeaderValue::from_str(&started.elapsed().as_millis().to_string()) {
+        h.insert("openai-processing-ms", v);
+    }
+    resp
+}
+
+/// The beta header check, then the bearer check: both before any body is read.
+pub async fn beta_and_auth(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+    if !beta_ok(req.headers()) {
+        return Failure(ApiError::invalid_beta()).into_response();
+    }
+    let token = auth::bearer(req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()));
+    let Some(token) = token else {
+        return Failure(ApiError::unauthorized()).into_response();
+    };
+    match state.store.active_api_key(&auth::digest(token)).await {
+        Ok(Some(_)) => next.run(req).await,
+        Ok(None) => Failure(ApiError::unauthorized()).into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "store failure during authentication");
+            Failure(ApiError::new(
+                ErrorCode::ServiceUnavailable("authentication_unavailable"),
+                None,
+                "Authentication is temporarily unavailable.",
+            ))
+            .into_response()
+        }
+    }
+}
+
+/// Exactly one `OpenAI-Beta` header whose value is `agents=v1`.
+fn beta_ok(headers: &HeaderMap) -> bool {
+    let mut values = headers.get_all("openai-beta").iter();
+    matches!((values.next(), values.next()), (Some(v), None) if v.as_bytes() == b"agents=v1")
+}
+
+/// A request body that passed the body gate: the root object. `LIMIT` is the route's size limit.
+pub struct GatedJson<const LIMIT: usize = DEFAULT_LIMIT>(pub Map<String, Value>);
+
+/// Session create takes larger bodies (inline Agents and input).
+pub type SessionCreateJson = GatedJson<SESSION_CREATE_LIMIT>;
+
+impl<S: Send + Sync, const LIMIT: usize> FromRequest<S> for GatedJson<LIMIT> {
+    type Rejection = Failure;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let bytes = axum::body::to_bytes(req.into_body(), LIMIT).await.map_err(|_| Failure(too_large(LIMIT)))?;
+        let map = BodyGate { limit: LIMIT }.parse(content_type.as_deref(), &bytes)?;
+        Ok(GatedJson(map))
+    }
+}
+
+/// 404 for every unknown route, in the public envelope.
+pub async fn not_found() -> Failure {
+    Failure(ApiError::not_found())
+}
+
+/// A JSON response with a status.
+pub fn json(status: StatusCode, v: Value) -> Response {
+    (status, axum::Json(v)).into_response()
+}
+
+/// An empty-bodied response (202 for accepted input).
+pub fn empty(status: StatusCode) -> Response {
+    (status, Body::empty()).into_response()
+}

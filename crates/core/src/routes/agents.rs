@@ -1,0 +1,128 @@
+//! `/v1/agents`: create, retrieve, update, list and delete saved Agents.
+//!
+//! Saving runs protocol validation only (the execution parser), never a harness declaration:
+//! an Agent is resource data, and qualification happens at Session creation. The model
+//! provider's `api_key` is sealed before it reaches the store and never echoed.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::get;
+use serde_json::{Map, Value, json};
+use switchboard_execution::{AgentConfig, parse_agent_create, parse_agent_update, public::agent_public_fields};
+use switchboard_store::{AgentRecord, Page, StoreError};
+use switchboard_wire::ApiError;
+use switchboard_wire::ids::{IdKind, is_valid, new_id};
+
+use crate::app::AppState;
+use crate::edge::{ApiResult, Failure, GatedJson, json as json_response};
+use crate::routes::pages::{list_envelope, page_query};
+use crate::secrets::SecretBox;
+
+pub fn routes() -> Router<Arc<AppState>> {
+    Router::new()
+        .route("/agents", get(list).post(create))
+        .route("/agents/{agent_id}", get(retrieve).post(update).delete(delete))
+}
+
+fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+}
+
+/// The stored document: the saved configuration with the provider key sealed.
+pub fn seal_config(secrets: &SecretBox, cfg: &AgentConfig) -> String {
+    let mut cfg = cfg.clone();
+    if let Some(p) = cfg.x_agents_core.model_provider.as_mut() {
+        p.api_key = secrets.seal(&p.api_key);
+    }
+    serde_json::to_string(&cfg).expect("an AgentConfig always serializes")
+}
+
+/// Reads a stored document back, opening the sealed provider key.
+pub fn open_config(secrets: &SecretBox, text: &str) -> ApiResult<AgentConfig> {
+    let mut cfg: AgentConfig = serde_json::from_str(text).map_err(|e| {
+        tracing::error!(error = %e, "stored agent configuration does not parse");
+        Failure(ApiError::internal())
+    })?;
+    if let Some(p) = cfg.x_agents_core.model_provider.as_mut() {
+        p.api_key = secrets.open(&p.api_key)?;
+    }
+    Ok(cfg)
+}
+
+/// The public Agent object.
+pub fn agent_object(rec: &AgentRecord, cfg: &AgentConfig) -> Value {
+    let mut obj = Map::new();
+    obj.insert("id".into(), json!(rec.id));
+    obj.insert("object".into(), json!("agent"));
+    obj.insert("created_at".into(), json!(rec.created_at));
+    obj.insert("updated_at".into(), json!(rec.updated_at));
+    obj.extend(agent_public_fields(cfg));
+    Value::Object(obj)
+}
+
+/// Loads an Agent by a caller-supplied ID; malformed and missing IDs are the same 404.
+pub async fn load(state: &AppState, id: &str) -> ApiResult<(AgentRecord, AgentConfig)> {
+    if !is_valid(IdKind::Agent, id) {
+        return Err(Failure(ApiError::not_found()));
+    }
+    let rec = state.store.get_agent(id).await?.ok_or(Failure(ApiError::not_found()))?;
+    let cfg = open_config(&state.secrets, &rec.config)?;
+    Ok((rec, cfg))
+}
+
+async fn create(State(state): State<Arc<AppState>>, GatedJson(body): GatedJson) -> ApiResult<Response> {
+    let cfg = parse_agent_create(&body)?;
+    let t = now();
+    let rec = AgentRecord { id: new_id(IdKind::Agent), created_at: t, updated_at: t, config: seal_config(&state.secrets, &cfg) };
+    state.store.insert_agent(&rec).await?;
+    Ok(json_response(StatusCode::CREATED, agent_object(&rec, &cfg)))
+}
+
+async fn retrieve(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Response> {
+    let (rec, cfg) = load(&state, &id).await?;
+    Ok(json_response(StatusCode::OK, agent_object(&rec, &cfg)))
+}
+
+async fn update(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+    GatedJson(body): GatedJson,
+) -> ApiResult<Response> {
+    // The body gate and protocol validation come before the lookup, as for every route.
+    let patch = parse_agent_update(&body)?;
+    let (mut rec, mut cfg) = load(&state, &id).await?;
+    cfg.apply(patch);
+    rec.updated_at = now().max(rec.updated_at);
+    rec.config = seal_config(&state.secrets, &cfg);
+    if !state.store.update_agent(&rec).await? {
+        return Err(Failure(ApiError::not_found()));
+    }
+    Ok(json_response(StatusCode::OK, agent_object(&rec, &cfg)))
+}
+
+async fn delete(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Response> {
+    if !is_valid(IdKind::Agent, &id) || !state.store.delete_agent(&id).await? {
+        return Err(Failure(ApiError::not_found()));
+    }
+    Ok(json_response(StatusCode::OK, json!({ "id": id, "object": "agent.deleted", "deleted": true })))
+}
+
+async fn list(State(state): State<Arc<AppState>>, Query(q): Query<HashMap<String, String>>) -> ApiResult<Response> {
+    let q = page_query(&q)?;
+    let page = match state.store.list_agents(&q).await {
+        Ok(p) => p,
+        Err(StoreError::UnknownCursor) => Page { data: Vec::new(), has_more: false },
+        Err(e) => return Err(e.into()),
+    };
+    let mut data = Vec::with_capacity(page.data.len());
+    for rec in &page.data {
+        let cfg = open_config(&state.secrets, &rec.config)?;
+        data.push(agent_object(rec, &cfg));
+    }
+    Ok(json_response(StatusCode::OK, list_envelope(Page { data, has_more: page.has_more })))
+}

@@ -1,0 +1,4 @@
+//! Route handlers, one module per resource.
+
+pub mod agents;
+pub mod pages;
