@@ -59,11 +59,7 @@ pub fn parse(obj: &ObjectReader, form: ToolForm) -> Result<McpTool, ValidationEr
                     return Err(rule(path, messages::MCP_CREDENTIAL_ID));
                 }
             }
-            "request_metadata" => {
-                if !value.is_null() && !scalar::free_object(value, path)?.is_empty() {
-                    return Err(rule(path, messages::MCP_REQUEST_METADATA));
-                }
-            }
+            "request_metadata" => empty_request_metadata(value, path)?,
             _ => {}
         }
         Ok(())
@@ -97,6 +93,15 @@ pub fn parse(obj: &ObjectReader, form: ToolForm) -> Result<McpTool, ValidationEr
         credential_id,
         request_metadata: Map::new(),
     })
+}
+
+/// Only null or `{}`: request metadata is not supported yet.
+fn empty_request_metadata(value: &serde_json::Value, path: &str) -> Result<(), ValidationError> {
+    if value.is_null() || scalar::free_object(value, path)?.is_empty() {
+        Ok(())
+    } else {
+        Err(rule(path, messages::MCP_REQUEST_METADATA))
+    }
 }
 
 /// `None` for omitted or null (every tool), `Some` of nonempty names otherwise (`[]`: none).

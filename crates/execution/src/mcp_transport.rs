@@ -48,11 +48,7 @@ fn http(obj: &ObjectReader, form: ToolForm) -> Result<McpTransport, ValidationEr
         match key {
             "server_url" => server_url = Some(mcp_server_url(value, path)?),
             "headers" if !value.is_null() => headers = parse_headers(value, path)?,
-            "authorization" => {
-                if scalar::nullable_string(value, path)?.is_some_and(|a| !a.is_empty()) {
-                    return Err(rule(path, messages::MCP_INLINE_AUTHORIZATION));
-                }
-            }
+            "authorization" => no_inline_authorization(value, path)?,
             _ => {}
         }
         Ok(())
@@ -61,6 +57,24 @@ fn http(obj: &ObjectReader, form: ToolForm) -> Result<McpTransport, ValidationEr
         server_url: obj.required(server_url, "server_url")?,
         headers,
     })
+}
+
+/// Inline `authorization` is accepted only when null or empty: a bearer comes from a Vault
+/// credential.
+fn no_inline_authorization(value: &Value, path: &str) -> Result<(), ValidationError> {
+    match scalar::nullable_string(value, path)? {
+        Some(secret) if !secret.is_empty() => Err(rule(path, messages::MCP_INLINE_AUTHORIZATION)),
+        _ => Ok(()),
+    }
+}
+
+/// Inline `env` is accepted only when null or `{}`: values live in the Environment.
+fn no_inline_env(value: &Value, path: &str) -> Result<(), ValidationError> {
+    if value.is_null() || scalar::string_map(value, path)?.is_empty() {
+        Ok(())
+    } else {
+        Err(rule(path, messages::MCP_INLINE_ENV))
+    }
 }
 
 fn mcp_server_url(value: &Value, path: &str) -> Result<String, ValidationError> {
@@ -155,11 +169,7 @@ fn stdio(obj: &ObjectReader, form: ToolForm) -> Result<McpTransport, ValidationE
                     }
                 }
             }
-            "env" => {
-                if !value.is_null() && !scalar::string_map(value, path)?.is_empty() {
-                    return Err(rule(path, messages::MCP_INLINE_ENV));
-                }
-            }
+            "env" => no_inline_env(value, path)?,
             _ => {}
         }
         Ok(())

@@ -1,0 +1,22 @@
+//! Protocol validation of the execution parser, one behaviour area per module.
+//!
+//! Cases that apply to every agent form run through [`common::each_form`]: Agent create
+//! (`{"model": "m", ...}`), Agent update (`{...}`) and Session create's inline agent
+//! (`{"model": "m", ...}` at path `agent`), with `{p}` in the expected param and message
+//! standing for the path prefix (`""` or `"agent."`).
+
+mod common;
+
+mod agent_create;
+mod agent_update;
+mod conflicts_and_order;
+mod defaults;
+mod functions;
+mod inline_agent;
+mod mcp;
+mod numbers;
+mod public_shapes;
+mod text;
+mod tool_union;
+mod web_search;
+mod x_agents_core;
