@@ -79,7 +79,13 @@ fn event_stream(
     let mut events: BoxStream<'static, Result<Frame<Bytes>, Dropped>> =
         stream::iter(frames.into_iter().take(keep).map(|f| Ok(Frame::data(f)))).boxed();
     if drop_after.is_some() {
-        events = events.chain(stream::once(async { Err(Dropped) })).boxed();
+        let cut = async {
+            // Pending once, so hyper flushes the head and the frames so far before the error
+            // aborts the connection; otherwise everything buffered would be lost with it.
+            tokio::task::yield_now().await;
+            Err(Dropped)
+        };
+        events = events.chain(stream::once(cut)).boxed();
     }
     if let Some(pause) = interval {
         events = events

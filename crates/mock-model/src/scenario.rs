@@ -273,13 +273,11 @@ impl Reply {
     }
 
     /// Send the response head and `events` stream events, then close the connection.
-    pub fn drop_after_events(events: u32) -> Self {
-        Reply {
-            drop: Some(DropReply::AfterEvents {
-                after_events: events,
-            }),
-            ..Reply::default()
-        }
+    pub fn drop_after_events(mut self, events: u32) -> Self {
+        self.drop = Some(DropReply::AfterEvents {
+            after_events: events,
+        });
+        self
     }
 
     pub fn deltas(mut self, deltas: u32) -> Self {
