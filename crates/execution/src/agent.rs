@@ -46,8 +46,8 @@ pub const MAX_NAME_CHARS: usize = 128;
 /// Parses an Agent create body into the saved configuration, defaults applied.
 pub fn parse_agent_create(body: &Map<String, Value>) -> Result<AgentConfig, ValidationError> {
     let obj = ObjectReader::from_map(body, "");
-    let patch = read_members(&obj, MEMBERS, ToolForm::Saved)?;
-    let model = obj.required(patch.model.clone(), "model")?;
+    let mut patch = read_members(&obj, MEMBERS, ToolForm::Saved)?;
+    let model = obj.required(patch.model.take(), "model")?;
     check_conflicts(patch.tools.as_deref(), patch.text.as_ref(), "")?;
     let mut config = AgentConfig::new(model);
     config.apply(patch);

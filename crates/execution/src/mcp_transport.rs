@@ -108,7 +108,7 @@ fn parse_headers(value: &Value, path: &str) -> Result<Map<String, Value>, Valida
             return Err(messages::mcp_header_value(&member, name));
         }
     }
-    Ok(value.as_object().cloned().unwrap_or_default())
+    Ok(obj.to_map())
 }
 
 /// RFC 9110 `token`: one or more `tchar`.

@@ -173,7 +173,7 @@ pub fn invalid_value(path: &str, value: &str, supported: &[&str]) -> ValidationE
     } else {
         format!("Invalid value. Supported values are: {list}.")
     };
-    at(path, |_| message.clone(), || message.clone())
+    rule(path, &message)
 }
 
 /// `got` is echoed when it is an integer a 64-bit machine word holds (as observed officially,

@@ -94,6 +94,11 @@ impl<'a> ObjectReader<'a> {
         value.ok_or_else(|| messages::missing(&self.member(key)))
     }
 
+    /// A copy of the object, exactly as sent.
+    pub fn to_map(&self) -> Map<String, Value> {
+        self.map.clone()
+    }
+
     /// Members in document order.
     pub fn entries(&self) -> impl Iterator<Item = (&'a str, &'a Value)> + use<'a> {
         self.map.iter().map(|(k, v)| (k.as_str(), v))

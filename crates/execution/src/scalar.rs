@@ -138,7 +138,7 @@ pub fn string_map(value: &Value, path: &str) -> Result<Map<String, Value>, Valid
     for (key, item) in obj.entries() {
         string(item, &obj.member(key))?;
     }
-    Ok(value.as_object().cloned().unwrap_or_default())
+    Ok(obj.to_map())
 }
 
 /// An integer written without fraction or exponent, within `min..=max`.
