@@ -1,4 +1,151 @@
-//! The Codex adapter (work in progress).
+//! The Codex adapter: Sessions on the native `codex app-server`.
+//!
+//! One hermetic app-server process per Session executor, driven over JSON-RPC on JSONL stdio
+//! (protocol v2 of the pinned codex). The pieces, each in its own module:
+//!
+//! - [`binary`]: the pinned version and where its native binary is.
+//! - [`overrides`]: the frozen configuration as `-c` config overrides (provider, web search,
+//!   code mode, …), re-applied on every launch.
+//! - [`launch`]: the hermetic process (own `CODEX_HOME`, empty environment) and `initialize`.
+//! - [`jsonrpc`]: framing, request/response matching, the inbound channel.
+//! - [`resume`]: `thread/start` with the dynamic tools, or `thread/resume` after eviction.
+//! - [`dynamic_tools`]: functions as dynamic tools, results as `contentItems`.
+//! - [`receipts`]: confirming a result only on its matching native observation.
+//! - [`events`]: codex notifications as adapter events (phases, usage, error codes).
+//! - [`turn`]: the per-Turn driver: calls, cancel, steer, deadline.
+//! - [`executor`]: the [`SessionExecutor`](switchboard_protocol::SessionExecutor), evictable.
 
-/// The pinned `@openai/codex` npm version; `scripts/install-harnesses.sh` installs the same.
-pub const PINNED_VERSION: &str = "0.171.0";
+pub mod binary;
+pub mod dynamic_tools;
+pub mod events;
+pub mod executor;
+pub mod jsonrpc;
+pub mod launch;
+pub mod overrides;
+pub mod receipts;
+pub mod resume;
+pub mod turn;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use switchboard_protocol::configuration::{HarnessId, ProviderProtocol};
+use switchboard_protocol::{
+    Adapter, AdapterError, Capabilities, HarnessAdvertisement, PrepareRequest,
+    SessionConfiguration, SessionExecutor,
+};
+
+pub use binary::PINNED_VERSION;
+pub use executor::CodexExecutor;
+
+/// The default per-Turn deadline.
+pub const DEFAULT_TURN_DEADLINE: Duration = Duration::from_secs(15 * 60);
+
+/// The Codex [`Adapter`].
+#[derive(Debug, Clone)]
+pub struct CodexAdapter {
+    binary: PathBuf,
+    turn_deadline: Duration,
+}
+
+impl CodexAdapter {
+    pub fn new(binary: PathBuf) -> Self {
+        CodexAdapter {
+            binary,
+            turn_deadline: DEFAULT_TURN_DEADLINE,
+        }
+    }
+
+    /// Sets the per-Turn deadline (a Turn still running then is interrupted and fails).
+    pub fn with_turn_deadline(mut self, deadline: Duration) -> Self {
+        self.turn_deadline = deadline;
+        self
+    }
+
+    /// What this adapter implements, for the Runtime's advertisement.
+    pub fn capabilities() -> Capabilities {
+        Capabilities {
+            streaming: true,
+            usage: true,
+            resume: true,
+            native_session_recovery: true,
+            steering: true,
+            message_items: true,
+            tool_observations: true,
+            environment_none: true,
+            preparation: true,
+            programmatic_tool_calling_disable: true,
+            web_search_control: true,
+            execution_controls: true,
+            text_verbosity: true,
+            structured_output: true,
+            tool_search: true,
+            message_images: true,
+            function_result_images: true,
+            durable_input_receipts: true,
+            durable_turns: true,
+            function_tools: true,
+            ..Capabilities::default()
+        }
+    }
+}
+
+/// Rejects what this adapter cannot run, before any process starts.
+pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
+    if config.harness != HarnessId::Codex {
+        return Err(AdapterError::InvalidConfiguration(
+            "the Session does not select codex".into(),
+        ));
+    }
+    if config.model_provider.protocol != ProviderProtocol::Responses {
+        return Err(AdapterError::InvalidConfiguration(
+            "codex needs a model provider that speaks the Responses protocol".into(),
+        ));
+    }
+    if !config.mcp_servers.is_empty() {
+        return Err(AdapterError::InvalidConfiguration(
+            "MCP servers are not supported by this Runtime yet".into(),
+        ));
+    }
+    dynamic_tools::validate_names(&config.function_tools)
+        .map_err(AdapterError::InvalidConfiguration)
+}
+
+#[async_trait]
+impl Adapter for CodexAdapter {
+    fn harness(&self) -> HarnessId {
+        HarnessId::Codex
+    }
+
+    async fn advertise(&self) -> HarnessAdvertisement {
+        let version = binary::probe_version(&self.binary).await;
+        HarnessAdvertisement {
+            harness: HarnessId::Codex,
+            available: version.as_deref() == Some(PINNED_VERSION),
+            version,
+            capabilities: Self::capabilities(),
+        }
+    }
+
+    async fn prepare(
+        &self,
+        request: PrepareRequest,
+    ) -> Result<Box<dyn SessionExecutor>, AdapterError> {
+        validate(&request.configuration)?;
+        if !self.binary.is_file() {
+            return Err(AdapterError::Unavailable(format!(
+                "{} does not exist",
+                self.binary.display()
+            )));
+        }
+        let executor = CodexExecutor::prepare(
+            self.binary.clone(),
+            request.state_dir,
+            request.configuration,
+            self.turn_deadline,
+        )
+        .await?;
+        Ok(Box::new(executor))
+    }
+}

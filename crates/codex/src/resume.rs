@@ -1,0 +1,92 @@
+//! Opening the Session's codex thread: `thread/start` the first time, `thread/resume` after.
+//!
+//! Codex persists a thread in its rollout under `CODEX_HOME/sessions/`, including the dynamic
+//! tools, instructions, model and sandbox it was started with. So an evicted Session needs only
+//! its thread id and the same launch overrides (the provider is not in the rollout) to come
+//! back: `thread/resume{threadId, excludeTurns}` restores history and tools, and codex rejects
+//! any attempt to change the tool set there, which keeps the Session's functions frozen.
+//! `outputSchema` is not part of the thread: the Turn sends it on every `turn/start`.
+//!
+//! The thread id is also written to the state directory, so a Runtime that restarts can resume a
+//! Session it prepared before.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use switchboard_protocol::{AdapterError, SessionConfiguration};
+
+use crate::dynamic_tools::dynamic_tool_specs;
+use crate::jsonrpc::Connection;
+use crate::launch::{CONTROL_TIMEOUT, StateLayout};
+use crate::turn::rpc_error;
+
+/// `thread/start` parameters for a new Session thread.
+pub fn thread_start_params(config: &SessionConfiguration, layout: &StateLayout) -> Value {
+    let mut params = json!({
+        "model": config.model,
+        "cwd": layout.work_dir(),
+        // Unattended: nobody can answer an approval, and the Session has no workspace to write.
+        "approvalPolicy": "never",
+        "sandbox": "read-only",
+        // The rollout must persist: resume after eviction reads it.
+        "ephemeral": false,
+        "dynamicTools": dynamic_tool_specs(&config.function_tools),
+    });
+    if let Some(instructions) = &config.instructions {
+        // Developer instructions sit beside codex's own base instructions, which stay in place.
+        params["developerInstructions"] = Value::String(instructions.clone());
+    }
+    params
+}
+
+/// Opens the thread on a fresh process and returns its id.
+pub async fn open_thread(
+    connection: &Connection,
+    config: &SessionConfiguration,
+    layout: &StateLayout,
+    known_thread: Option<&str>,
+) -> Result<String, AdapterError> {
+    let thread_id = match known_thread {
+        Some(thread_id) => {
+            let params = json!({"threadId": thread_id, "excludeTurns": true});
+            let result = connection
+                .request("thread/resume", params, CONTROL_TIMEOUT)
+                .await
+                .map_err(rpc_error)?;
+            thread_id_of(&result).unwrap_or_else(|| thread_id.to_owned())
+        }
+        None => {
+            let params = thread_start_params(config, layout);
+            let result = connection
+                .request("thread/start", params, CONTROL_TIMEOUT)
+                .await
+                .map_err(rpc_error)?;
+            let thread_id = thread_id_of(&result)
+                .ok_or_else(|| AdapterError::Launch("thread/start returned no thread id".into()))?;
+            save_thread_id(layout, &thread_id)?;
+            thread_id
+        }
+    };
+    Ok(thread_id)
+}
+
+fn thread_id_of(result: &Value) -> Option<String> {
+    result
+        .pointer("/thread/id")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+pub fn load_thread_id(layout: &StateLayout) -> Option<String> {
+    let text = std::fs::read_to_string(layout.thread_id_file()).ok()?;
+    let id = text.trim();
+    (!id.is_empty()).then(|| id.to_owned())
+}
+
+fn save_thread_id(layout: &StateLayout, thread_id: &str) -> Result<(), AdapterError> {
+    std::fs::write(layout.thread_id_file(), thread_id)
+        .map_err(|e| AdapterError::Launch(format!("cannot record the thread id: {e}")))
+}
+
+/// A bound for resuming a thread that is slow to load.
+pub const RESUME_TIMEOUT: Duration = CONTROL_TIMEOUT;
