@@ -96,3 +96,62 @@ impl ToolCallRequest {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_keep_schemas_exactly_and_defer_only_when_set() {
+        let schema = r#"{"type":"object","properties":{"x":{"type":"number","maximum":10.50,"minimum":1E2}}}"#;
+        let f = |name: &str, defer| FunctionToolSpec {
+            name: name.into(),
+            description: "d".into(),
+            parameters: serde_json::from_str(schema).unwrap(),
+            defer_loading: defer,
+        };
+        let specs = dynamic_tool_specs(&[f("a", false), f("b", true)]);
+        assert_eq!(
+            specs[0]["inputSchema"].to_string(),
+            serde_json::from_str::<Value>(schema).unwrap().to_string()
+        );
+        assert!(specs[0]["inputSchema"].to_string().contains("10.50"));
+        assert!(specs[0].get("deferLoading").is_none());
+        assert_eq!(specs[1]["deferLoading"], true);
+    }
+
+    #[test]
+    fn results_become_content_items_with_the_error_last() {
+        use switchboard_protocol::{FunctionOutput, InputPart};
+        let result = FunctionResultContent {
+            success: false,
+            output: Some(FunctionOutput::Parts(vec![
+                InputPart::InputText { text: "a".into() },
+                InputPart::InputImage {
+                    image_url: "data:image/png;base64,AA==".into(),
+                },
+            ])),
+            error: Some("boom".into()),
+        };
+        assert_eq!(
+            tool_call_response(&result),
+            json!({"contentItems": [
+                {"type": "inputText", "text": "a"},
+                {"type": "inputImage", "imageUrl": "data:image/png;base64,AA=="},
+                {"type": "inputText", "text": "boom"}], "success": false})
+        );
+    }
+
+    #[test]
+    fn names_follow_codex_rules() {
+        let f = |name: &str| FunctionToolSpec {
+            name: name.into(),
+            description: String::new(),
+            parameters: json!({}),
+            defer_loading: false,
+        };
+        assert!(validate_names(&[f("get_weather-2")]).is_ok());
+        assert!(validate_names(&[f("get weather")]).is_err());
+        assert!(validate_names(&[f("")]).is_err());
+    }
+}

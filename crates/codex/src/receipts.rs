@@ -126,7 +126,9 @@ impl CallTable {
                 waiter,
                 ..
             } => {
-                let matches = item.get("status").and_then(Value::as_str) == Some("completed")
+                // codex records an unsuccessful result with status "failed".
+                let status = if success { "completed" } else { "failed" };
+                let matches = item.get("status").and_then(Value::as_str) == Some(status)
                     && item.get("tool").and_then(Value::as_str) == Some(call.tool.as_str())
                     && item.get("success").and_then(Value::as_bool) == Some(success)
                     && item.get("contentItems") == Some(&expected);

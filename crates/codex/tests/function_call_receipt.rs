@@ -1,0 +1,128 @@
+//! Function call → result → confirmed receipt → final answer, with the exact arguments and the
+//! exact result text reaching the model.
+
+mod support;
+
+use support::fake_responses::{FakeResponses, Script};
+use support::*;
+use switchboard_protocol::{
+    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
+    TurnRequest,
+};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn function_result_is_confirmed_and_reaches_the_model() {
+    let Some(binary) = codex_binary("function_result_is_confirmed_and_reaches_the_model") else {
+        return;
+    };
+    let arguments = r#"{"city":"Paris","days":2.50}"#;
+    let model = FakeResponses::start(Script::Call {
+        name: "get_weather".into(),
+        arguments: arguments.into(),
+    })
+    .await;
+    let config = configuration(
+        &model.base_url(),
+        vec![get_weather()],
+        ExecutionControls::default(),
+    );
+    let (executor, _state) = prepare(binary, config).await;
+
+    let mut turn = executor
+        .start_turn(TurnRequest {
+            run_id: "run_1".into(),
+            turn_id: "turn_1".into(),
+            input: vec![InputPart::InputText {
+                text: "Weather in Paris?".into(),
+            }],
+        })
+        .await
+        .unwrap();
+
+    // The call is published before anything else about it.
+    let call_id = loop {
+        match next_event(&mut turn).await {
+            AdapterEvent::FunctionCall {
+                call_id,
+                name,
+                arguments: got,
+            } => {
+                assert_eq!(name, "get_weather");
+                assert_eq!(got, arguments, "arguments keep their exact JSON text");
+                break call_id;
+            }
+            AdapterEvent::FunctionResultApplied { .. } | AdapterEvent::CallAbandoned { .. } => {
+                panic!("call state before the call")
+            }
+            event => assert!(!event.is_terminal(), "{event:?}"),
+        }
+    };
+
+    // An unknown call is refused without touching the pending one.
+    let refused = turn
+        .control
+        .submit_function_result(
+            "call_nope",
+            FunctionResultContent {
+                success: true,
+                output: None,
+                error: None,
+            },
+        )
+        .await;
+    assert!(matches!(refused, Receipt::Refused { .. }), "{refused:?}");
+
+    let result = FunctionResultContent {
+        success: true,
+        output: Some(FunctionOutput::Text("sunny, 21.0 C".into())),
+        error: None,
+    };
+    let receipt = turn
+        .control
+        .submit_function_result(&call_id, result.clone())
+        .await;
+    assert_eq!(receipt, Receipt::Confirmed);
+    // A second result for the same call is refused: the adapter never answers twice.
+    let again = turn.control.submit_function_result(&call_id, result).await;
+    assert!(matches!(again, Receipt::Refused { .. }), "{again:?}");
+
+    let events = until_terminal(&mut turn).await;
+    assert!(
+        events.iter().any(
+            |e| matches!(e, AdapterEvent::FunctionResultApplied { call_id: c } if *c == call_id)
+        )
+    );
+    assert_eq!(
+        final_answer(&events).as_deref(),
+        Some("FINAL: sunny, 21.0 C")
+    );
+    assert!(matches!(
+        events.last(),
+        Some(AdapterEvent::Completed { .. })
+    ));
+
+    // What the model endpoint received: the dynamic tool, then the output. (codex 0.171.0
+    // sanitizes tool schemas natively, e.g. it drops `maximum`; the adapter sends them unchanged,
+    // see the dynamic_tools unit tests.)
+    let requests = model_requests(&model.journal());
+    assert_eq!(requests.len(), 2);
+    let tool = requests[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "get_weather")
+        .unwrap()
+        .clone();
+    assert_eq!(tool["description"], "Get the weather for a city");
+    assert_eq!(tool["parameters"]["required"], serde_json::json!(["city"]));
+    let outputs: Vec<_> = requests[1]["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["type"] == "function_call_output")
+        .cloned()
+        .collect();
+    assert_eq!(outputs.len(), 1);
+    assert_eq!(outputs[0]["call_id"], call_id.as_str());
+    assert_eq!(outputs[0]["output"], "sunny, 21.0 C");
+}

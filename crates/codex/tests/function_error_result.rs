@@ -1,0 +1,83 @@
+//! A failed result's error text reaches the model as a final text part after the output.
+
+mod support;
+
+use support::fake_responses::{FakeResponses, Script};
+use support::*;
+use switchboard_protocol::{
+    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
+    TurnRequest,
+};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn error_text_is_appended_and_reaches_the_model() {
+    let Some(binary) = codex_binary("error_text_is_appended_and_reaches_the_model") else {
+        return;
+    };
+    let model = FakeResponses::start(Script::Call {
+        name: "get_weather".into(),
+        arguments: r#"{"city":"Oslo"}"#.into(),
+    })
+    .await;
+    let config = configuration(
+        &model.base_url(),
+        vec![get_weather()],
+        ExecutionControls::default(),
+    );
+    let (executor, _state) = prepare(binary, config).await;
+    let mut turn = executor
+        .start_turn(TurnRequest {
+            run_id: "run_1".into(),
+            turn_id: "turn_1".into(),
+            input: vec![InputPart::InputText {
+                text: "Weather in Oslo?".into(),
+            }],
+        })
+        .await
+        .unwrap();
+    let call_id = loop {
+        if let AdapterEvent::FunctionCall { call_id, .. } = next_event(&mut turn).await {
+            break call_id;
+        }
+    };
+    let result = FunctionResultContent {
+        success: false,
+        output: Some(FunctionOutput::Parts(vec![InputPart::InputText {
+            text: "partial data;".into(),
+        }])),
+        error: Some("upstream timeout".into()),
+    };
+    assert_eq!(
+        turn.control.submit_function_result(&call_id, result).await,
+        Receipt::Confirmed
+    );
+    let events = until_terminal(&mut turn).await;
+    assert!(matches!(
+        events.last(),
+        Some(AdapterEvent::Completed { .. })
+    ));
+
+    let requests = model_requests(&model.journal());
+    let output = requests.last().unwrap()["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "function_call_output")
+        .unwrap()["output"]
+        .clone();
+    // codex joins text parts for the model; both parts arrive, error last.
+    let text = match &output {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("|"),
+        other => other.to_string(),
+    };
+    let (partial, error) = (
+        text.find("partial data;").expect(&text),
+        text.find("upstream timeout").expect(&text),
+    );
+    assert!(partial < error, "{text}");
+}
