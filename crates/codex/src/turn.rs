@@ -416,9 +416,11 @@ impl TurnControl for CodexTurnControl {
         if self.commands.send(command).await.is_err() {
             return Receipt::refused("turn_ended", "The Turn has ended.");
         }
-        receipt.await.unwrap_or_else(|_| Receipt::Unconfirmed {
-            reason: "the Turn ended".into(),
-        })
+        // The driver answers every command it takes (a delivered result's waiter is settled when
+        // the Turn ends); a dropped reply means the Turn ended before the result was written.
+        receipt
+            .await
+            .unwrap_or_else(|_| Receipt::refused("turn_ended", "The Turn has ended."))
     }
 
     async fn steer(&self, input: Vec<InputPart>) -> Result<(), AdapterError> {

@@ -5,17 +5,21 @@ mod support;
 
 use support::fake_responses::{FakeResponses, JSON_REPLY, Script};
 use support::*;
-use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, InputPart, OutputFormat, TurnRequest,
-};
+use switchboard_protocol::{AdapterEvent, ExecutionControls, InputPart, OutputFormat, TurnRequest};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_schema_reaches_the_model_and_the_answer_is_unchanged() {
-    let Some(binary) = codex_binary("output_schema_reaches_the_model_and_the_answer_is_unchanged") else { return };
+    let Some(binary) = codex_binary("output_schema_reaches_the_model_and_the_answer_is_unchanged")
+    else {
+        return;
+    };
     let schema_text = r#"{"type":"object","properties":{"answer":{"type":"string"},"confidence":{"type":"number"}},"required":["answer","confidence"],"additionalProperties":false}"#;
     let schema: serde_json::Value = serde_json::from_str(schema_text).unwrap();
     let model = FakeResponses::start(Script::Text("unused".into())).await;
-    let controls = ExecutionControls { output_format: Some(OutputFormat::json_schema(schema.clone())), ..Default::default() };
+    let controls = ExecutionControls {
+        output_format: Some(OutputFormat::json_schema(schema.clone())),
+        ..Default::default()
+    };
     let config = configuration(&model.base_url(), vec![], controls);
     let (executor, _state) = prepare(binary, config).await;
 
@@ -24,13 +28,22 @@ async fn output_schema_reaches_the_model_and_the_answer_is_unchanged() {
             .start_turn(TurnRequest {
                 run_id: format!("run_{n}"),
                 turn_id: format!("turn_{n}"),
-                input: vec![InputPart::InputText { text: "Answer in JSON".into() }],
+                input: vec![InputPart::InputText {
+                    text: "Answer in JSON".into(),
+                }],
             })
             .await
             .unwrap();
         let events = until_terminal(&mut turn).await;
-        assert!(matches!(events.last(), Some(AdapterEvent::Completed { .. })), "{events:?}");
-        assert_eq!(final_answer(&events).as_deref(), Some(JSON_REPLY), "the text is codex's, unchanged");
+        assert!(
+            matches!(events.last(), Some(AdapterEvent::Completed { .. })),
+            "{events:?}"
+        );
+        assert_eq!(
+            final_answer(&events).as_deref(),
+            Some(JSON_REPLY),
+            "the text is codex's, unchanged"
+        );
     }
 
     // Every Turn carries the schema (codex applies outputSchema to one Turn only).

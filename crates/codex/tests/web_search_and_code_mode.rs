@@ -27,7 +27,10 @@ async fn tools_sent(binary: std::path::PathBuf, controls: ExecutionControls) -> 
         .await
         .unwrap();
     let events = until_terminal(&mut turn).await;
-    assert!(matches!(events.last(), Some(AdapterEvent::Completed { .. })), "{events:?}");
+    assert!(
+        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
+        "{events:?}"
+    );
     let requests = model_requests(&model.journal());
     requests[0]["tools"].as_array().cloned().unwrap_or_default()
 }
@@ -37,12 +40,16 @@ fn web_search_tool(tools: &[Value]) -> Option<&Value> {
 }
 
 fn has_code_mode(tools: &[Value]) -> bool {
-    tools.iter().any(|t| t["name"] == "exec" && t["type"] == "custom")
+    tools
+        .iter()
+        .any(|t| t["name"] == "exec" && t["type"] == "custom")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn live_search_with_settings_and_code_mode_on() {
-    let Some(binary) = codex_binary("live_search_with_settings_and_code_mode_on") else { return };
+    let Some(binary) = codex_binary("live_search_with_settings_and_code_mode_on") else {
+        return;
+    };
     let tools = tools_sent(
         binary,
         ExecutionControls {
@@ -65,17 +72,25 @@ async fn live_search_with_settings_and_code_mode_on() {
     let search = web_search_tool(&tools).expect("web_search tool");
     assert_eq!(search["external_web_access"], true);
     assert_eq!(search["search_context_size"], "high");
-    assert_eq!(search["filters"]["allowed_domains"], serde_json::json!(["example.com"]));
+    assert_eq!(
+        search["filters"]["allowed_domains"],
+        serde_json::json!(["example.com"])
+    );
     assert_eq!(search["user_location"]["city"], "Paris");
     assert_eq!(search["user_location"]["country"], "FR");
     assert_eq!(search["user_location"]["timezone"], "Europe/Paris");
     assert!(has_code_mode(&tools), "code mode exec tool offered");
-    assert!(tools.iter().any(|t| t["name"] == "get_weather"), "functions stay direct tools");
+    assert!(
+        tools.iter().any(|t| t["name"] == "get_weather"),
+        "functions stay direct tools"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cached_search_and_code_mode_off() {
-    let Some(binary) = codex_binary("cached_search_and_code_mode_off") else { return };
+    let Some(binary) = codex_binary("cached_search_and_code_mode_off") else {
+        return;
+    };
     let tools = tools_sent(
         binary,
         ExecutionControls {
@@ -98,7 +113,9 @@ async fn cached_search_and_code_mode_off() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disabled_search_removes_the_tool() {
-    let Some(binary) = codex_binary("disabled_search_removes_the_tool") else { return };
+    let Some(binary) = codex_binary("disabled_search_removes_the_tool") else {
+        return;
+    };
     let tools = tools_sent(
         binary,
         ExecutionControls {

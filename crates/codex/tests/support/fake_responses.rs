@@ -26,6 +26,7 @@ pub enum Script {
 pub struct FakeResponses {
     addr: std::net::SocketAddr,
     journal: Arc<Mutex<Vec<Value>>>,
+    arrived: Arc<tokio::sync::Notify>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -37,7 +38,8 @@ impl FakeResponses {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let journal = Arc::new(Mutex::new(Vec::new()));
-        let j = journal.clone();
+        let arrived = Arc::new(tokio::sync::Notify::new());
+        let (j, a) = (journal.clone(), arrived.clone());
         let task = tokio::spawn(async move {
             let mut counter = 0u64;
             loop {
@@ -45,12 +47,13 @@ impl FakeResponses {
                     return;
                 };
                 counter += 1;
-                tokio::spawn(serve(stream, script.clone(), j.clone(), counter));
+                tokio::spawn(serve(stream, script.clone(), j.clone(), a.clone(), counter));
             }
         });
         FakeResponses {
             addr,
             journal,
+            arrived,
             task,
         }
     }
@@ -58,6 +61,17 @@ impl FakeResponses {
     /// Without `/v1`, like the mock model crate's `base_url()`.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// Waits (bounded by the caller) until at least `n` requests were journaled.
+    pub async fn wait_for_requests(&self, n: usize) {
+        loop {
+            let notified = self.arrived.notified();
+            if self.journal.lock().unwrap().len() >= n {
+                return;
+            }
+            notified.await;
+        }
     }
 
     /// Every request: `{method, path, headers, body}`.
@@ -72,7 +86,13 @@ impl Drop for FakeResponses {
     }
 }
 
-async fn serve(mut stream: TcpStream, script: Script, journal: Arc<Mutex<Vec<Value>>>, n: u64) {
+async fn serve(
+    mut stream: TcpStream,
+    script: Script,
+    journal: Arc<Mutex<Vec<Value>>>,
+    arrived: Arc<tokio::sync::Notify>,
+    n: u64,
+) {
     let Some((method, path, headers, body)) = read_request(&mut stream).await else {
         return;
     };
@@ -81,6 +101,7 @@ async fn serve(mut stream: TcpStream, script: Script, journal: Arc<Mutex<Vec<Val
         .lock()
         .unwrap()
         .push(json!({"method": method, "path": path, "headers": headers, "body": parsed.clone()}));
+    arrived.notify_waiters();
     if method != "POST" || !path.ends_with("/responses") {
         let _ = stream
             .write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")

@@ -1,0 +1,134 @@
+//! Cancel mid-Turn: `turn/interrupt` settles the Turn as cancelled while the model is still
+//! answering, pending calls are abandoned, and the Session runs its next Turn normally.
+
+mod support;
+
+use support::fake_responses::{FakeResponses, Script};
+use support::*;
+use switchboard_protocol::{
+    AdapterEvent, ExecutionControls, FunctionResultContent, InputPart, Receipt, TurnRequest,
+};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_while_the_model_hangs() {
+    let Some(binary) = codex_binary("cancel_while_the_model_hangs") else {
+        return;
+    };
+    let model = FakeResponses::start(Script::Hang).await;
+    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
+    let (executor, _state) = prepare(binary, config).await;
+    let mut turn = executor
+        .start_turn(TurnRequest {
+            run_id: "run_1".into(),
+            turn_id: "turn_1".into(),
+            input: vec![InputPart::InputText {
+                text: "never answered".into(),
+            }],
+        })
+        .await
+        .unwrap();
+    // Cancel once codex is waiting on the model: the request reached the provider.
+    tokio::time::timeout(WAIT, model.wait_for_requests(1))
+        .await
+        .expect("codex never called the model");
+    turn.control.cancel().await.unwrap();
+    let events = until_terminal(&mut turn).await;
+    assert!(
+        matches!(events.last(), Some(AdapterEvent::Cancelled { .. })),
+        "{events:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_abandons_a_pending_call() {
+    let Some(binary) = codex_binary("cancel_abandons_a_pending_call") else {
+        return;
+    };
+    let model = FakeResponses::start(Script::Call {
+        name: "get_weather".into(),
+        arguments: r#"{"city":"Rome"}"#.into(),
+    })
+    .await;
+    let config = configuration(
+        &model.base_url(),
+        vec![get_weather()],
+        ExecutionControls::default(),
+    );
+    let (executor, _state) = prepare(binary, config).await;
+    let mut turn = executor
+        .start_turn(TurnRequest {
+            run_id: "run_1".into(),
+            turn_id: "turn_1".into(),
+            input: vec![InputPart::InputText {
+                text: "Weather in Rome?".into(),
+            }],
+        })
+        .await
+        .unwrap();
+    let call_id = loop {
+        if let AdapterEvent::FunctionCall { call_id, .. } = next_event(&mut turn).await {
+            break call_id;
+        }
+    };
+    turn.control.cancel().await.unwrap();
+    let events = until_terminal(&mut turn).await;
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, AdapterEvent::CallAbandoned { call_id: c } if *c == call_id)),
+        "{events:?}"
+    );
+    assert!(
+        matches!(events.last(), Some(AdapterEvent::Cancelled { .. })),
+        "{events:?}"
+    );
+    // A result after the Turn ended is not delivered.
+    let late = turn
+        .control
+        .submit_function_result(
+            &call_id,
+            FunctionResultContent {
+                success: true,
+                output: None,
+                error: None,
+            },
+        )
+        .await;
+    assert!(matches!(late, Receipt::Refused { .. }), "{late:?}");
+
+    // The executor is idle again at once and runs the next Turn.
+    let mut next = executor
+        .start_turn(TurnRequest {
+            run_id: "run_2".into(),
+            turn_id: "turn_2".into(),
+            input: vec![InputPart::InputText {
+                text: "again".into(),
+            }],
+        })
+        .await
+        .unwrap();
+    let events = loop {
+        match next_event(&mut next).await {
+            AdapterEvent::FunctionCall { call_id, .. } => {
+                let receipt = next
+                    .control
+                    .submit_function_result(
+                        &call_id,
+                        FunctionResultContent {
+                            success: true,
+                            output: Some(switchboard_protocol::FunctionOutput::Text("warm".into())),
+                            error: None,
+                        },
+                    )
+                    .await;
+                assert_eq!(receipt, Receipt::Confirmed);
+            }
+            event if event.is_terminal() => break vec![event],
+            _ => {}
+        }
+    };
+    assert!(
+        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
+        "{events:?}"
+    );
+}
