@@ -1,0 +1,120 @@
+//! Evict + resume: an evicted Session holds no process; the next Turn starts a new codex on
+//! the same CODEX_HOME, resumes the same thread, and the model is offered the same dynamic
+//! tools (and the output schema) with the earlier history.
+
+mod support;
+
+use support::fake_responses::{FakeResponses, Script};
+use support::*;
+use switchboard_protocol::{
+    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart,
+    OutputFormat, Receipt, SessionExecutor, TurnRequest,
+};
+
+async fn run_turn(executor: &dyn SessionExecutor, n: u32, text: &str) -> Vec<AdapterEvent> {
+    let mut turn = executor
+        .start_turn(TurnRequest {
+            run_id: format!("run_{n}"),
+            turn_id: format!("turn_{n}"),
+            input: vec![InputPart::InputText { text: text.into() }],
+        })
+        .await
+        .unwrap();
+    let mut events = Vec::new();
+    loop {
+        let event = next_event(&mut turn).await;
+        if let AdapterEvent::FunctionCall { call_id, .. } = &event {
+            let result = FunctionResultContent {
+                success: true,
+                output: Some(FunctionOutput::Text(format!("weather #{n}"))),
+                error: None,
+            };
+            assert_eq!(
+                turn.control.submit_function_result(call_id, result).await,
+                Receipt::Confirmed
+            );
+        }
+        let terminal = event.is_terminal();
+        events.push(event);
+        if terminal {
+            return events;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn evicted_session_resumes_its_thread_and_tools() {
+    let Some(binary) = codex_binary("evicted_session_resumes_its_thread_and_tools") else {
+        return;
+    };
+    let model = FakeResponses::start(Script::Call {
+        name: "get_weather".into(),
+        arguments: r#"{"city":"Lyon"}"#.into(),
+    })
+    .await;
+    let schema: serde_json::Value = serde_json::from_str(r#"{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}"#).unwrap();
+    let controls = ExecutionControls {
+        output_format: Some(OutputFormat::json_schema(schema.clone())),
+        ..Default::default()
+    };
+    let config = configuration(&model.base_url(), vec![get_weather()], controls);
+    let (executor, _state) = prepare(binary, config).await;
+    let thread = executor.native_session_id().unwrap();
+
+    let first = run_turn(executor.as_ref(), 1, "Weather in Lyon?").await;
+    assert_eq!(final_answer(&first).as_deref(), Some("FINAL: weather #1"));
+
+    executor.evict().await.unwrap();
+    assert!(
+        !executor.is_resident(),
+        "an evicted Session holds no process"
+    );
+
+    let second = run_turn(executor.as_ref(), 2, "And tomorrow?").await;
+    assert!(executor.is_resident());
+    assert_eq!(
+        executor.native_session_id().as_deref(),
+        Some(thread.as_str()),
+        "same thread"
+    );
+    assert_eq!(final_answer(&second).as_deref(), Some("FINAL: weather #2"));
+
+    let requests = model_requests(&model.journal());
+    assert_eq!(requests.len(), 4, "two model calls per Turn");
+    let after_resume = &requests[2];
+    // Same dynamic tool, re-offered from codex's rollout.
+    let tool = |r: &serde_json::Value| {
+        r["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == "get_weather")
+            .cloned()
+    };
+    assert_eq!(tool(after_resume), tool(&requests[0]));
+    assert!(tool(after_resume).is_some());
+    // Earlier history is kept.
+    let input = after_resume["input"].to_string();
+    assert!(
+        input.contains("Weather in Lyon?") && input.contains("weather #1"),
+        "{input}"
+    );
+    // The schema still applies to the resumed Turn.
+    for request in &requests {
+        assert_eq!(request["text"]["format"]["schema"], schema);
+    }
+    // Every request after resume goes to the same codex thread.
+    let thread_header = |i: usize| {
+        model
+            .journal()
+            .iter()
+            .filter(|r| {
+                r["path"]
+                    .as_str()
+                    .is_some_and(|p| p.ends_with("/responses"))
+            })
+            .nth(i)
+            .and_then(|r| r["headers"]["thread-id"].as_str().map(str::to_owned))
+    };
+    assert_eq!(thread_header(3), thread_header(0));
+}
