@@ -1,0 +1,98 @@
+//! Steering: input added to a running Turn is accepted by codex (`turn/steer` with the
+//! expected Turn id) and reaches the model; steering without a running Turn is refused.
+
+mod support;
+
+use support::fake_responses::{FakeResponses, Script};
+use support::*;
+use switchboard_protocol::{
+    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
+    TurnRequest,
+};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn steered_input_joins_the_running_turn() {
+    let Some(binary) = codex_binary("steered_input_joins_the_running_turn") else {
+        return;
+    };
+    let model = FakeResponses::start(Script::Call {
+        name: "get_weather".into(),
+        arguments: r#"{"city":"Nice"}"#.into(),
+    })
+    .await;
+    let config = configuration(
+        &model.base_url(),
+        vec![get_weather()],
+        ExecutionControls::default(),
+    );
+    let (executor, _state) = prepare(binary, config).await;
+    let mut turn = executor
+        .start_turn(TurnRequest {
+            run_id: "run_1".into(),
+            turn_id: "turn_1".into(),
+            input: vec![InputPart::InputText {
+                text: "Weather in Nice?".into(),
+            }],
+        })
+        .await
+        .unwrap();
+    // While the call is pending the Turn is certainly running.
+    let call_id = loop {
+        if let AdapterEvent::FunctionCall { call_id, .. } = next_event(&mut turn).await {
+            break call_id;
+        }
+    };
+    turn.control
+        .steer(vec![InputPart::InputText {
+            text: "STEERED: in Celsius please".into(),
+        }])
+        .await
+        .unwrap();
+    let result = FunctionResultContent {
+        success: true,
+        output: Some(FunctionOutput::Text("sunny".into())),
+        error: None,
+    };
+    assert_eq!(
+        turn.control.submit_function_result(&call_id, result).await,
+        Receipt::Confirmed
+    );
+    // The steered message starts a new model round; answer whatever else the model asks.
+    let events = loop {
+        match next_event(&mut turn).await {
+            AdapterEvent::FunctionCall { call_id, .. } => {
+                let result = FunctionResultContent {
+                    success: true,
+                    output: Some(FunctionOutput::Text("sunny, 20 C".into())),
+                    error: None,
+                };
+                assert_eq!(
+                    turn.control.submit_function_result(&call_id, result).await,
+                    Receipt::Confirmed
+                );
+            }
+            event if event.is_terminal() => break vec![event],
+            _ => {}
+        }
+    };
+    assert!(
+        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
+        "{events:?}"
+    );
+    let requests = model_requests(&model.journal());
+    assert!(
+        requests.last().unwrap()["input"]
+            .to_string()
+            .contains("STEERED: in Celsius please")
+    );
+
+    // After the Turn, steering is refused by codex.
+    assert!(
+        turn.control
+            .steer(vec![InputPart::InputText {
+                text: "late".into()
+            }])
+            .await
+            .is_err()
+    );
+}
