@@ -174,14 +174,17 @@ impl CallTable {
     /// Settles every wait whose deadline passed as unconfirmed.
     pub fn expire(&mut self, now: Instant) {
         for call in self.calls.values_mut() {
-            if matches!(&call.state, CallState::Answered { deadline, .. } if *deadline <= now) {
-                if let CallState::Answered { waiter, .. } =
-                    std::mem::replace(&mut call.state, CallState::Settled)
-                {
-                    let _ = waiter.send(Receipt::Unconfirmed {
-                        reason: "codex did not report the result applied within 10 s".into(),
-                    });
-                }
+            let due =
+                matches!(&call.state, CallState::Answered { deadline, .. } if *deadline <= now);
+            if !due {
+                continue;
+            }
+            if let CallState::Answered { waiter, .. } =
+                std::mem::replace(&mut call.state, CallState::Settled)
+            {
+                let _ = waiter.send(Receipt::Unconfirmed {
+                    reason: "codex did not report the result applied within 10 s".into(),
+                });
             }
         }
     }

@@ -10,8 +10,6 @@
 //! The thread id is also written to the state directory, so a Runtime that restarts can resume a
 //! Session it prepared before.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 use switchboard_protocol::{AdapterError, SessionConfiguration};
 
@@ -87,6 +85,3 @@ fn save_thread_id(layout: &StateLayout, thread_id: &str) -> Result<(), AdapterEr
     std::fs::write(layout.thread_id_file(), thread_id)
         .map_err(|e| AdapterError::Launch(format!("cannot record the thread id: {e}")))
 }
-
-/// A bound for resuming a thread that is slow to load.
-pub const RESUME_TIMEOUT: Duration = CONTROL_TIMEOUT;

@@ -218,10 +218,8 @@ impl Driver {
                     "thread/tokenUsage/updated" => {
                         out.extend(self.usage.update(&params).map(AdapterEvent::Usage))
                     }
-                    "error" => {
-                        if params.get("willRetry").and_then(Value::as_bool) == Some(false) {
-                            self.last_error = params.get("error").cloned();
-                        }
+                    "error" if params.get("willRetry").and_then(Value::as_bool) == Some(false) => {
+                        self.last_error = params.get("error").cloned();
                     }
                     _ => {}
                 }
@@ -232,20 +230,23 @@ impl Driver {
     }
 
     async fn request(&mut self, id: Value, method: &str, params: &Value) {
-        if method == "item/tool/call" {
-            if let Some(call) = ToolCallRequest::parse(params) {
-                if call.thread_id == self.ids.thread_id && call.turn_id == self.ids.turn_id {
-                    // Register first: the call must be answerable the moment it is published.
-                    self.calls.register(&call.call_id, &call.tool, id);
-                    self.emit(AdapterEvent::FunctionCall {
-                        call_id: call.call_id,
-                        name: call.tool,
-                        arguments: call.arguments,
-                    })
-                    .await;
-                    return;
-                }
-            }
+        let ours = |call: &ToolCallRequest| {
+            call.thread_id == self.ids.thread_id && call.turn_id == self.ids.turn_id
+        };
+        if let Some(call) = (method == "item/tool/call")
+            .then(|| ToolCallRequest::parse(params))
+            .flatten()
+            .filter(ours)
+        {
+            // Register first: the call must be answerable the moment it is published.
+            self.calls.register(&call.call_id, &call.tool, id);
+            self.emit(AdapterEvent::FunctionCall {
+                call_id: call.call_id,
+                name: call.tool,
+                arguments: call.arguments,
+            })
+            .await;
+            return;
         }
         // Approvals cannot occur under approvalPolicy "never"; anything else is not ours to
         // answer. A JSON-RPC error lets codex carry on.
