@@ -1,0 +1,80 @@
+//! The project's mock model with its built-in default (call the first caller function once with
+//! schema-generated arguments, then answer `FINAL: <tool output>`): one full function round
+//! trip through the real codex, as a Runtime would run it.
+
+mod support;
+
+use support::*;
+use switchboard_mock_model::{MockConfig, MockModel};
+use switchboard_protocol::{
+    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
+    TurnRequest,
+};
+
+// Blocked on switchboard-mock-model: its built-in default treats codex 0.171.0's own
+// `multi_agent_v1` namespace tools (and `get_goal`/`create_goal`/`update_goal`) as caller
+// functions and calls `multi_agent_v1.resume_agent` instead of `get_weather`; they need adding
+// to its HARNESS_TOOLS. Run with `--ignored` once that lands.
+#[ignore = "mock-model default calls codex's own multi_agent_v1 tool"]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mock_model_default_plays_one_function_round_trip() {
+    let Some(binary) = codex_binary("mock_model_default_plays_one_function_round_trip") else {
+        return;
+    };
+    let model = MockModel::start(MockConfig::loopback()).await.unwrap();
+    let config = configuration(
+        &model.base_url(),
+        vec![get_weather()],
+        ExecutionControls::default(),
+    );
+    let (executor, _state) = prepare(binary, config).await;
+    let mut turn = executor
+        .start_turn(TurnRequest {
+            run_id: "run_1".into(),
+            turn_id: "turn_1".into(),
+            input: vec![InputPart::InputText {
+                text: "What is the weather?".into(),
+            }],
+        })
+        .await
+        .unwrap();
+    let mut calls = 0;
+    let events = loop {
+        match next_event(&mut turn).await {
+            AdapterEvent::FunctionCall {
+                call_id,
+                name,
+                arguments,
+            } => {
+                calls += 1;
+                assert_eq!(name, "get_weather");
+                let args: serde_json::Value = serde_json::from_str(&arguments).unwrap();
+                assert!(args["city"].is_string(), "{arguments}");
+                let result = FunctionResultContent {
+                    success: true,
+                    output: Some(FunctionOutput::Text("mock sunshine".into())),
+                    error: None,
+                };
+                assert_eq!(
+                    turn.control.submit_function_result(&call_id, result).await,
+                    Receipt::Confirmed
+                );
+            }
+            event if event.is_terminal() => break vec![event],
+            _ => {}
+        }
+    };
+    assert_eq!(calls, 1);
+    assert!(
+        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
+        "{events:?}"
+    );
+    let requests = model_requests(&model.journal());
+    assert_eq!(requests.len(), 2);
+    let last_input = requests[1]["input"].to_string();
+    assert!(
+        last_input.contains("mock sunshine"),
+        "the result reached the model"
+    );
+    model.shutdown().await;
+}
