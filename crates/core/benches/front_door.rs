@@ -99,6 +99,7 @@ fn main() {
         auth::bootstrap(&store, Some(KEY), 0).await.unwrap();
         let state = Arc::new(AppState {
             store: Arc::new(store),
+        keys: auth::KeyCache::new(dir.path()),
             secrets: SecretBox::from_key(&[1u8; 32]).unwrap(),
             config: CoreConfig { data_dir: dir.path().to_owned(), default_harness: HarnessId::Codex },
         });

@@ -25,6 +25,7 @@ pub struct CoreConfig {
 /// What every handler shares.
 pub struct AppState {
     pub store: Arc<dyn Store>,
+    pub keys: crate::auth::KeyCache,
     pub secrets: SecretBox,
     pub config: CoreConfig,
 }

@@ -83,3 +83,61 @@ mod tests {
         assert_eq!(digest("x").len(), 64);
     }
 }
+
+/// Remembers keys that authenticated recently, so a request does not cost a store read.
+///
+/// Revocation must take effect at once even when another process (`switchboard keys revoke`)
+/// changes the keys: every writer of keys touches the data directory's `keys.epoch` file, and a
+/// changed modification time empties the cache. Entries also expire after [`KeyCache::TTL`], as
+/// a bound for writers that do not touch the file.
+pub struct KeyCache {
+    epoch_file: std::path::PathBuf,
+    inner: std::sync::Mutex<CacheState>,
+}
+
+#[derive(Default)]
+struct CacheState {
+    epoch: Option<std::time::SystemTime>,
+    verified: std::collections::HashMap<String, std::time::Instant>,
+}
+
+impl KeyCache {
+    pub const TTL: std::time::Duration = std::time::Duration::from_secs(5);
+
+    pub fn new(data_dir: &std::path::Path) -> Self {
+        KeyCache { epoch_file: epoch_path(data_dir), inner: Default::default() }
+    }
+
+    /// Whether `digest` belongs to an active key, reading the store only on a cache miss.
+    pub async fn check(&self, store: &dyn Store, digest: &str) -> switchboard_store::Result<bool> {
+        let epoch = std::fs::metadata(&self.epoch_file).and_then(|m| m.modified()).ok();
+        {
+            let mut st = self.inner.lock().expect("key cache lock");
+            if st.epoch != epoch {
+                st.verified.clear();
+                st.epoch = epoch;
+            }
+            if st.verified.get(digest).is_some_and(|t| t.elapsed() < Self::TTL) {
+                return Ok(true);
+            }
+        }
+        let active = store.active_api_key(digest).await?.is_some();
+        if active {
+            let mut st = self.inner.lock().expect("key cache lock");
+            if st.epoch == epoch {
+                st.verified.insert(digest.to_owned(), std::time::Instant::now());
+            }
+        }
+        Ok(active)
+    }
+}
+
+fn epoch_path(data_dir: &std::path::Path) -> std::path::PathBuf {
+    data_dir.join("keys.epoch")
+}
+
+/// Tells running servers that keys changed (see [`KeyCache`]).
+pub fn touch_epoch(data_dir: &std::path::Path) -> std::io::Result<()> {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    std::fs::write(epoch_path(data_dir), nanos.to_string())
+}

@@ -113,9 +113,9 @@ pub async fn beta_and_auth(State(state): State<Arc<AppState>>, req: Request, nex
     let Some(token) = token else {
         return Failure(ApiError::unauthorized()).into_response();
     };
-    match state.store.active_api_key(&auth::digest(token)).await {
-        Ok(Some(_)) => next.run(req).await,
-        Ok(None) => Failure(ApiError::unauthorized()).into_response(),
+    match state.keys.check(state.store.as_ref(), &auth::digest(token)).await {
+        Ok(true) => next.run(req).await,
+        Ok(false) => Failure(ApiError::unauthorized()).into_response(),
         Err(e) => {
             tracing::error!(error = %e, "store failure during authentication");
             Failure(ApiError::new(

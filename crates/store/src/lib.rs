@@ -8,6 +8,7 @@
 
 pub mod page;
 pub mod sqlite;
+pub mod writer;
 
 use async_trait::async_trait;
 
@@ -23,6 +24,10 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("the pagination cursor names no row")]
     UnknownCursor,
+    #[error("the write task has stopped")]
+    WriterGone,
+    #[error("a batched transaction failed: {0}")]
+    Batch(String),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;

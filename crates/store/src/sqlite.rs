@@ -11,11 +11,15 @@ use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
 use sqlx::{Row, SqlitePool};
 
+use crate::writer::{Bind, Statement, Writer};
 use crate::{AgentRecord, ApiKeyRecord, Order, Page, PageQuery, Result, Store, StoreError};
 
+/// Reads go through a small pool; writes through the group-commit [`Writer`], because SQLite
+/// has a single writer and concurrent writers would only queue on its lock.
 #[derive(Clone)]
 pub struct SqliteStore {
     pool: SqlitePool,
+    writer: Writer,
 }
 
 impl SqliteStore {
@@ -26,9 +30,15 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true);
+        let mut conn = crate::writer::connect(&opts).await?;
+        sqlx::migrate!("migrations/sqlite").run(&mut conn).await?;
         let pool = SqlitePoolOptions::new().max_connections(4).connect_with(opts).await?;
-        sqlx::migrate!("migrations/sqlite").run(&pool).await?;
-        Ok(SqliteStore { pool })
+        Ok(SqliteStore { pool, writer: Writer::spawn(conn) })
+    }
+
+    /// Runs one statement through the writer; its affected row count.
+    async fn write1(&self, sql: &'static str, binds: Vec<Bind>) -> Result<u64> {
+        Ok(self.writer.write(vec![Statement::new(sql, binds)]).await?[0])
     }
 }
 
@@ -54,14 +64,17 @@ fn agent(row: &SqliteRow) -> AgentRecord {
 #[async_trait]
 impl Store for SqliteStore {
     async fn insert_api_key(&self, k: &ApiKeyRecord) -> Result<()> {
-        sqlx::query("INSERT INTO api_keys (id, digest, hint, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)")
-            .bind(&k.id)
-            .bind(&k.digest)
-            .bind(&k.hint)
-            .bind(k.created_at)
-            .bind(k.revoked_at)
-            .execute(&self.pool)
-            .await?;
+        self.write1(
+            "INSERT INTO api_keys (id, digest, hint, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)",
+            vec![
+                Bind::Text(k.id.clone()),
+                Bind::Text(k.digest.clone()),
+                Bind::Text(k.hint.clone()),
+                Bind::I64(k.created_at),
+                Bind::OptI64(k.revoked_at),
+            ],
+        )
+        .await?;
         Ok(())
     }
 
@@ -71,12 +84,13 @@ impl Store for SqliteStore {
     }
 
     async fn revoke_api_key(&self, id: &str, at: i64) -> Result<bool> {
-        let r = sqlx::query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
-            .bind(at)
-            .bind(id)
-            .execute(&self.pool)
+        let n = self
+            .write1(
+                "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+                vec![Bind::I64(at), Bind::Text(id.to_owned())],
+            )
             .await?;
-        Ok(r.rows_affected() == 1)
+        Ok(n == 1)
     }
 
     async fn active_api_key(&self, digest: &str) -> Result<Option<ApiKeyRecord>> {
@@ -92,13 +106,11 @@ impl Store for SqliteStore {
     }
 
     async fn insert_agent(&self, a: &AgentRecord) -> Result<()> {
-        sqlx::query("INSERT INTO agents (id, created_at, updated_at, config) VALUES ($1, $2, $3, $4)")
-            .bind(&a.id)
-            .bind(a.created_at)
-            .bind(a.updated_at)
-            .bind(&a.config)
-            .execute(&self.pool)
-            .await?;
+        self.write1(
+            "INSERT INTO agents (id, created_at, updated_at, config) VALUES ($1, $2, $3, $4)",
+            vec![Bind::Text(a.id.clone()), Bind::I64(a.created_at), Bind::I64(a.updated_at), Bind::Text(a.config.clone())],
+        )
+        .await?;
         Ok(())
     }
 
@@ -111,18 +123,17 @@ impl Store for SqliteStore {
     }
 
     async fn update_agent(&self, a: &AgentRecord) -> Result<bool> {
-        let r = sqlx::query("UPDATE agents SET config = $1, updated_at = $2 WHERE id = $3")
-            .bind(&a.config)
-            .bind(a.updated_at)
-            .bind(&a.id)
-            .execute(&self.pool)
+        let n = self
+            .write1(
+                "UPDATE agents SET config = $1, updated_at = $2 WHERE id = $3",
+                vec![Bind::Text(a.config.clone()), Bind::I64(a.updated_at), Bind::Text(a.id.clone())],
+            )
             .await?;
-        Ok(r.rows_affected() == 1)
+        Ok(n == 1)
     }
 
     async fn delete_agent(&self, id: &str) -> Result<bool> {
-        let r = sqlx::query("DELETE FROM agents WHERE id = $1").bind(id).execute(&self.pool).await?;
-        Ok(r.rows_affected() == 1)
+        Ok(self.write1("DELETE FROM agents WHERE id = $1", vec![Bind::Text(id.to_owned())]).await? == 1)
     }
 
     async fn list_agents(&self, q: &PageQuery) -> Result<Page<AgentRecord>> {

@@ -33,6 +33,7 @@ pub async fn run(args: KeysArgs) -> anyhow::Result<()> {
             let secret = auth::generate_secret();
             let rec = auth::record_for(&secret, now());
             store.insert_api_key(&rec).await?;
+            auth::touch_epoch(&args.data_dir)?;
             println!("{}\t{}", rec.id, secret);
         }
         KeysAction::List => {
@@ -45,6 +46,7 @@ pub async fn run(args: KeysArgs) -> anyhow::Result<()> {
             if !store.revoke_api_key(&id, now()).await? {
                 anyhow::bail!("no active key with ID {id}");
             }
+            auth::touch_epoch(&args.data_dir)?;
             println!("revoked {id}");
         }
     }

@@ -47,6 +47,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
 
     let state = Arc::new(AppState {
         store: Arc::new(store),
+        keys: auth::KeyCache::new(&args.data_dir),
         secrets,
         config: CoreConfig { data_dir: args.data_dir.clone(), default_harness: args.default_harness },
     });
