@@ -8,6 +8,7 @@
 //! (`text_delta`, `input_json_delta`), `message_delta` and `message_stop`, with the probe's ids:
 //! `msg_fake_N` and `toolu_N` (suffix `_K` for the K-th further block).
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::answer::{Answer, Block, split_deltas};
@@ -186,6 +187,24 @@ fn tool_output(result: &Value) -> ToolOutput {
     output
 }
 
+const BLOCK_DELTA: &str = "content_block_delta";
+
+/// A `text_delta` event, typed because a long answer has many (see `sse`).
+#[derive(Serialize)]
+struct BlockDelta<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    index: usize,
+    delta: TextDelta<'a>,
+}
+
+#[derive(Serialize)]
+struct TextDelta<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: &'a str,
+}
+
 /// The message id for request number `n`.
 pub fn message_id(n: u64) -> String {
     format!("msg_fake_{n}")
@@ -236,40 +255,45 @@ pub fn render(answer: &Answer, view: &RequestView, n: u64) -> Rendered {
         );
     }
 
-    let mut frames = vec![sse::named(&json!({"type": "message_start", "message": {
+    let mut frames = vec![sse::event(&json!({"type": "message_start", "message": {
         "id": id, "type": "message", "role": "assistant", "model": view.model, "content": [],
         "stop_reason": null, "stop_sequence": null, "usage": usage(view.input_tokens, 1),
     }}))];
     for (index, (block, done)) in answer.blocks.iter().zip(&content).enumerate() {
         match block {
             Block::Text(text) => {
-                frames.push(sse::named(
+                frames.push(sse::event(
                     &json!({"type": "content_block_start", "index": index,
                     "content_block": {"type": "text", "text": ""}}),
                 ));
-                for delta in split_deltas(text, answer.deltas) {
-                    frames.push(sse::named(
-                        &json!({"type": "content_block_delta", "index": index,
-                        "delta": {"type": "text_delta", "text": delta}}),
-                    ));
+                for text in split_deltas(text, answer.deltas) {
+                    let event = BlockDelta {
+                        kind: BLOCK_DELTA,
+                        index,
+                        delta: TextDelta {
+                            kind: "text_delta",
+                            text,
+                        },
+                    };
+                    frames.push(sse::named(BLOCK_DELTA, &event));
                 }
             }
             Block::Call(call) => {
-                frames.push(sse::named(&json!({"type": "content_block_start", "index": index,
+                frames.push(sse::event(&json!({"type": "content_block_start", "index": index,
                     "content_block": {"type": "tool_use", "id": done["id"], "name": call.name, "input": {}}})));
-                frames.push(sse::named(
+                frames.push(sse::event(
                     &json!({"type": "content_block_delta", "index": index,
                     "delta": {"type": "input_json_delta", "partial_json": call.arguments_text()}}),
                 ));
             }
         }
-        frames.push(sse::named(
+        frames.push(sse::event(
             &json!({"type": "content_block_stop", "index": index}),
         ));
     }
-    frames.push(sse::named(&json!({"type": "message_delta",
+    frames.push(sse::event(&json!({"type": "message_delta",
         "delta": {"stop_reason": stop_reason, "stop_sequence": null},
         "usage": {"output_tokens": output_tokens}})));
-    frames.push(sse::named(&json!({"type": "message_stop"})));
+    frames.push(sse::event(&json!({"type": "message_stop"})));
     Rendered::stream(&id, frames)
 }

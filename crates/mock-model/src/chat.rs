@@ -7,6 +7,7 @@
 //! `stream_options.include_usage` asks for it, as the real API does. Ids: `chatcmpl-N`,
 //! tool calls `call_N` (suffix `_K` for the K-th further call).
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::answer::{Answer, split_deltas};
@@ -111,6 +112,30 @@ fn item(message: &Value) -> Option<Item> {
     })
 }
 
+/// A content delta chunk, typed because a long answer has many (see `sse`).
+#[derive(Serialize)]
+struct ContentChunk<'a> {
+    id: &'a str,
+    object: &'static str,
+    created: u32,
+    model: &'a str,
+    choices: [ContentChoice<'a>; 1],
+}
+
+#[derive(Serialize)]
+struct ContentChoice<'a> {
+    index: u32,
+    delta: ContentDelta<'a>,
+    /// Always `null`.
+    logprobs: Option<()>,
+    finish_reason: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct ContentDelta<'a> {
+    content: &'a str,
+}
+
 /// The completion id for request number `n`.
 pub fn completion_id(n: u64) -> String {
     format!("chatcmpl-{n}")
@@ -176,8 +201,19 @@ pub fn render(answer: &Answer, view: &RequestView, n: u64) -> Rendered {
         }))
     };
     let mut frames = vec![chunk(json!({"role": "assistant", "content": ""}), None)];
-    for delta in split_deltas(&text, answer.deltas) {
-        frames.push(chunk(json!({"content": delta}), None));
+    for content in split_deltas(&text, answer.deltas) {
+        frames.push(sse::unnamed(&ContentChunk {
+            id: &id,
+            object: "chat.completion.chunk",
+            created: 0,
+            model: &view.model,
+            choices: [ContentChoice {
+                index: 0,
+                delta: ContentDelta { content },
+                logprobs: None,
+                finish_reason: None,
+            }],
+        }));
     }
     for (index, (call_id, call)) in calls.iter().enumerate() {
         frames.push(chunk(

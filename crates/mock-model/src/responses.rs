@@ -10,6 +10,7 @@
 //! `fc_resp_N`, `call_resp_N` (a suffix `_K` for the K-th further output item).
 
 use bytes::Bytes;
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::answer::{Answer, Block, Call, split_deltas};
@@ -226,6 +227,21 @@ fn usage(input: u64, output: u64) -> Value {
     })
 }
 
+const TEXT_DELTA: &str = "response.output_text.delta";
+
+/// `response.output_text.delta`, typed: a long answer has many, and building each as a
+/// `Value` map would make the mock slower than the harness it serves.
+#[derive(Serialize)]
+struct TextDelta<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    item_id: &'a str,
+    output_index: usize,
+    content_index: u32,
+    delta: &'a str,
+    sequence_number: usize,
+}
+
 /// Builds the SSE frames, numbering events as the real API does (`sequence_number`).
 #[derive(Default)]
 struct Events {
@@ -235,7 +251,7 @@ struct Events {
 impl Events {
     fn push(&mut self, mut event: Value) {
         event["sequence_number"] = json!(self.frames.len());
-        self.frames.push(sse::named(&event));
+        self.frames.push(sse::event(&event));
     }
 
     fn text(&mut self, index: usize, item: &Value, text: &str, deltas: u32) {
@@ -247,9 +263,17 @@ impl Events {
         );
         self.push(json!({"type": "response.content_part.added", "item_id": id,
             "output_index": index, "content_index": 0, "part": part("")}));
+        let item_id = id.as_str().unwrap_or_default();
         for delta in split_deltas(text, deltas) {
-            self.push(json!({"type": "response.output_text.delta", "item_id": id,
-                "output_index": index, "content_index": 0, "delta": delta}));
+            let event = TextDelta {
+                kind: TEXT_DELTA,
+                item_id,
+                output_index: index,
+                content_index: 0,
+                delta,
+                sequence_number: self.frames.len(),
+            };
+            self.frames.push(sse::named(TEXT_DELTA, &event));
         }
         self.push(json!({"type": "response.output_text.done", "item_id": id,
             "output_index": index, "content_index": 0, "text": text}));

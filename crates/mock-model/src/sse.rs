@@ -3,32 +3,40 @@
 //! OpenAI Responses and Anthropic Messages name every frame (`event: <type>` then
 //! `data: <json>`), where `<type>` repeats the JSON's own `type` member. Chat Completions sends
 //! bare `data:` frames and ends with `data: [DONE]`.
+//!
+//! Payloads are any `Serialize`: the per-delta events of a long answer are small typed structs
+//! (serialized straight into the frame), which keeps the mock far from being a benchmark's
+//! bottleneck; the rare, larger events are `serde_json::Value`s.
 
 use bytes::Bytes;
+use serde::Serialize;
 use serde_json::Value;
 
 /// `event: <type>\ndata: <json>\n\n`, the event name taken from the payload's `type` member.
-pub fn named(payload: &Value) -> Bytes {
+pub fn event(payload: &Value) -> Bytes {
     let name = payload
         .get("type")
         .and_then(Value::as_str)
         .unwrap_or("message");
-    let json = payload.to_string();
-    let mut frame = Vec::with_capacity(json.len() + name.len() + 16);
+    named(name, payload)
+}
+
+/// `event: <name>\ndata: <json>\n\n`.
+pub fn named<T: Serialize + ?Sized>(name: &str, payload: &T) -> Bytes {
+    let mut frame = Vec::with_capacity(160);
     frame.extend_from_slice(b"event: ");
     frame.extend_from_slice(name.as_bytes());
     frame.extend_from_slice(b"\ndata: ");
-    frame.extend_from_slice(json.as_bytes());
+    write_json(&mut frame, payload);
     frame.extend_from_slice(b"\n\n");
     Bytes::from(frame)
 }
 
 /// `data: <json>\n\n`, the Chat Completions framing.
-pub fn unnamed(payload: &Value) -> Bytes {
-    let json = payload.to_string();
-    let mut frame = Vec::with_capacity(json.len() + 8);
+pub fn unnamed<T: Serialize + ?Sized>(payload: &T) -> Bytes {
+    let mut frame = Vec::with_capacity(160);
     frame.extend_from_slice(b"data: ");
-    frame.extend_from_slice(json.as_bytes());
+    write_json(&mut frame, payload);
     frame.extend_from_slice(b"\n\n");
     Bytes::from(frame)
 }
@@ -38,6 +46,12 @@ pub fn done() -> Bytes {
     Bytes::from_static(b"data: [DONE]\n\n")
 }
 
+fn write_json<T: Serialize + ?Sized>(frame: &mut Vec<u8>, payload: &T) {
+    // Writing to a Vec cannot fail, and the payloads are plain data with string keys, so
+    // serialization cannot fail either.
+    serde_json::to_writer(frame, payload).expect("event payloads serialize");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -45,7 +59,7 @@ mod tests {
 
     #[test]
     fn named_frames_repeat_the_type() {
-        let frame = named(&json!({"type": "message_stop"}));
+        let frame = event(&json!({"type": "message_stop"}));
         assert_eq!(
             &frame[..],
             b"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
