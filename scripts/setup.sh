@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs that cargo does not: a Python venv with the pinned
-# official SDKs and pytest. Idempotent; safe to run on a fresh machine and in CI.
+# official SDKs and pytest, and the pinned native harness binaries (scripts/install-harnesses.sh).
+# Idempotent; safe to run on a fresh machine and in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,3 +23,5 @@ then
   .venv/bin/pip install --quiet --disable-pip-version-check $want
 fi
 echo "setup: python venv ready (.venv: $want)"
+
+./scripts/install-harnesses.sh
