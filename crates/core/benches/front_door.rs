@@ -84,7 +84,8 @@ fn bare(status: StatusCode, bytes: Bytes) -> Router {
             let bytes = bytes.clone();
             async move {
                 let mut r = (status, bytes).into_response();
-                r.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
+                r.headers_mut()
+                    .insert("content-type", HeaderValue::from_static("application/json"));
                 r
             }
         }),
@@ -92,16 +93,24 @@ fn bare(status: StatusCode, bytes: Bytes) -> Router {
 }
 
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("bench.sqlite")).await.unwrap();
+        let store = SqliteStore::open(&dir.path().join("bench.sqlite"))
+            .await
+            .unwrap();
         auth::bootstrap(&store, Some(KEY), 0).await.unwrap();
         let state = Arc::new(AppState {
             store: Arc::new(store),
-        keys: auth::KeyCache::new(dir.path()),
+            keys: auth::KeyCache::new(dir.path()),
             secrets: SecretBox::from_key(&[1u8; 32]).unwrap(),
-            config: CoreConfig { data_dir: dir.path().to_owned(), default_harness: HarnessId::Codex },
+            config: CoreConfig {
+                data_dir: dir.path().to_owned(),
+                default_harness: HarnessId::Codex,
+            },
         });
         let core = serve(router(state)).await;
         let client: HttpClient = Client::builder(TokioExecutor::new()).build_http();
@@ -114,12 +123,26 @@ fn main() {
         let bare_reject = serve(bare(StatusCode::BAD_REQUEST, rejected)).await;
 
         let rows = [
-            ("agent create", rate(&client, core, CREATE_BODY, 201).await, rate(&client, bare_create, CREATE_BODY, 201).await),
-            ("rejected bad body", rate(&client, core, BAD_BODY, 400).await, rate(&client, bare_reject, BAD_BODY, 400).await),
+            (
+                "agent create",
+                rate(&client, core, CREATE_BODY, 201).await,
+                rate(&client, bare_create, CREATE_BODY, 201).await,
+            ),
+            (
+                "rejected bad body",
+                rate(&client, core, BAD_BODY, 400).await,
+                rate(&client, bare_reject, BAD_BODY, 400).await,
+            ),
         ];
-        println!("{:<20} {:>12} {:>12} {:>7}", "case", "core req/s", "bare req/s", "ratio");
+        println!(
+            "{:<20} {:>12} {:>12} {:>7}",
+            "case", "core req/s", "bare req/s", "ratio"
+        );
         for (name, core_rate, bare_rate) in rows {
-            println!("{name:<20} {core_rate:>12.0} {bare_rate:>12.0} {:>7.2}", core_rate / bare_rate);
+            println!(
+                "{name:<20} {core_rate:>12.0} {bare_rate:>12.0} {:>7.2}",
+                core_rate / bare_rate
+            );
         }
     });
 }

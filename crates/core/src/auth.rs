@@ -45,7 +45,11 @@ pub fn bearer(header: Option<&str>) -> Option<&str> {
 /// Ensures a usable key exists at start. Returns the secret when one was created now (so the
 /// caller can print it): the given `wanted` secret if set and not yet stored, or a fresh one when
 /// the store has no key at all.
-pub async fn bootstrap(store: &dyn Store, wanted: Option<&str>, now: i64) -> switchboard_store::Result<Option<String>> {
+pub async fn bootstrap(
+    store: &dyn Store,
+    wanted: Option<&str>,
+    now: i64,
+) -> switchboard_store::Result<Option<String>> {
     if let Some(secret) = wanted {
         if store.active_api_key(&digest(secret)).await?.is_some() {
             return Ok(None);
@@ -105,19 +109,28 @@ impl KeyCache {
     pub const TTL: std::time::Duration = std::time::Duration::from_secs(5);
 
     pub fn new(data_dir: &std::path::Path) -> Self {
-        KeyCache { epoch_file: epoch_path(data_dir), inner: Default::default() }
+        KeyCache {
+            epoch_file: epoch_path(data_dir),
+            inner: Default::default(),
+        }
     }
 
     /// Whether `digest` belongs to an active key, reading the store only on a cache miss.
     pub async fn check(&self, store: &dyn Store, digest: &str) -> switchboard_store::Result<bool> {
-        let epoch = std::fs::metadata(&self.epoch_file).and_then(|m| m.modified()).ok();
+        let epoch = std::fs::metadata(&self.epoch_file)
+            .and_then(|m| m.modified())
+            .ok();
         {
             let mut st = self.inner.lock().expect("key cache lock");
             if st.epoch != epoch {
                 st.verified.clear();
                 st.epoch = epoch;
             }
-            if st.verified.get(digest).is_some_and(|t| t.elapsed() < Self::TTL) {
+            if st
+                .verified
+                .get(digest)
+                .is_some_and(|t| t.elapsed() < Self::TTL)
+            {
                 return Ok(true);
             }
         }
@@ -125,7 +138,8 @@ impl KeyCache {
         if active {
             let mut st = self.inner.lock().expect("key cache lock");
             if st.epoch == epoch {
-                st.verified.insert(digest.to_owned(), std::time::Instant::now());
+                st.verified
+                    .insert(digest.to_owned(), std::time::Instant::now());
             }
         }
         Ok(active)
@@ -138,6 +152,8 @@ fn epoch_path(data_dir: &std::path::Path) -> std::path::PathBuf {
 
 /// Tells running servers that keys changed (see [`KeyCache`]).
 pub fn touch_epoch(data_dir: &std::path::Path) -> std::io::Result<()> {
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
     std::fs::write(epoch_path(data_dir), nanos.to_string())
 }

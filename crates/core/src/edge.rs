@@ -36,7 +36,11 @@ impl From<ApiError> for Failure {
 
 impl From<ValidationError> for Failure {
     fn from(e: ValidationError) -> Self {
-        Failure(ApiError::new(ErrorCode::InvalidRequest(validation_code(&e.message)), e.param, e.message))
+        Failure(ApiError::new(
+            ErrorCode::InvalidRequest(validation_code(&e.message)),
+            e.param,
+            e.message,
+        ))
     }
 }
 
@@ -67,7 +71,10 @@ fn validation_code(message: &str) -> &'static str {
         ("Invalid value", "invalid_value"),
         ("Invalid '", "invalid_value"),
     ];
-    RULES.iter().find(|(p, _)| message.starts_with(p)).map_or("invalid_request_error", |(_, c)| c)
+    RULES
+        .iter()
+        .find(|(p, _)| message.starts_with(p))
+        .map_or("invalid_request_error", |(_, c)| c)
 }
 
 impl IntoResponse for Failure {
@@ -105,15 +112,27 @@ pub async fn request_id(req: Request, next: Next) -> Response {
 }
 
 /// The beta header check, then the bearer check: both before any body is read.
-pub async fn beta_and_auth(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
+pub async fn beta_and_auth(
+    State(state): State<Arc<AppState>>,
+    req: Request,
+    next: Next,
+) -> Response {
     if !beta_ok(req.headers()) {
         return Failure(ApiError::invalid_beta()).into_response();
     }
-    let token = auth::bearer(req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()));
+    let token = auth::bearer(
+        req.headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok()),
+    );
     let Some(token) = token else {
         return Failure(ApiError::unauthorized()).into_response();
     };
-    match state.keys.check(state.store.as_ref(), &auth::digest(token)).await {
+    match state
+        .keys
+        .check(state.store.as_ref(), &auth::digest(token))
+        .await
+    {
         Ok(true) => next.run(req).await,
         Ok(false) => Failure(ApiError::unauthorized()).into_response(),
         Err(e) => {
@@ -144,8 +163,14 @@ impl<S: Send + Sync, const LIMIT: usize> FromRequest<S> for GatedJson<LIMIT> {
     type Rejection = Failure;
 
     async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
-        let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let bytes = axum::body::to_bytes(req.into_body(), LIMIT).await.map_err(|_| Failure(too_large(LIMIT)))?;
+        let content_type = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let bytes = axum::body::to_bytes(req.into_body(), LIMIT)
+            .await
+            .map_err(|_| Failure(too_large(LIMIT)))?;
         let map = BodyGate { limit: LIMIT }.parse(content_type.as_deref(), &bytes)?;
         Ok(GatedJson(map))
     }

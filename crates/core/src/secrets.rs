@@ -53,7 +53,10 @@ impl SecretBox {
 
     pub fn seal(&self, plain: &str) -> String {
         let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
-        let ct = self.cipher.encrypt(&nonce, plain.as_bytes()).expect("XChaCha20 encryption cannot fail");
+        let ct = self
+            .cipher
+            .encrypt(&nonce, plain.as_bytes())
+            .expect("XChaCha20 encryption cannot fail");
         let mut buf = nonce.to_vec();
         buf.extend_from_slice(&ct);
         format!("{PREFIX}{}", B64.encode(buf))
@@ -67,7 +70,10 @@ impl SecretBox {
         }
         let (nonce, ct) = buf.split_at(24);
         let nonce: [u8; 24] = nonce.try_into().map_err(|_| SecretError::Open)?;
-        let plain = self.cipher.decrypt(&XNonce::from(nonce), ct).map_err(|_| SecretError::Open)?;
+        let plain = self
+            .cipher
+            .decrypt(&XNonce::from(nonce), ct)
+            .map_err(|_| SecretError::Open)?;
         String::from_utf8(plain).map_err(|_| SecretError::Open)
     }
 }

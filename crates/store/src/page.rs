@@ -21,7 +21,11 @@ pub struct PageQuery {
 
 impl Default for PageQuery {
     fn default() -> Self {
-        PageQuery { after: None, limit: 20, order: Order::Desc }
+        PageQuery {
+            after: None,
+            limit: 20,
+            order: Order::Desc,
+        }
     }
 }
 

@@ -8,7 +8,9 @@ use std::path::Path;
 use std::str::FromStr;
 
 use async_trait::async_trait;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
+};
 use sqlx::{Row, SqlitePool};
 
 use crate::writer::{Bind, Statement, Writer};
@@ -32,8 +34,14 @@ impl SqliteStore {
             .foreign_keys(true);
         let mut conn = crate::writer::connect(&opts).await?;
         sqlx::migrate!("migrations/sqlite").run(&mut conn).await?;
-        let pool = SqlitePoolOptions::new().max_connections(4).connect_with(opts).await?;
-        Ok(SqliteStore { pool, writer: Writer::spawn(conn) })
+        let pool = SqlitePoolOptions::new()
+            .max_connections(4)
+            .connect_with(opts)
+            .await?;
+        Ok(SqliteStore {
+            pool,
+            writer: Writer::spawn(conn),
+        })
     }
 
     /// Runs one statement through the writer; its affected row count.
@@ -79,7 +87,9 @@ impl Store for SqliteStore {
     }
 
     async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>> {
-        let rows = sqlx::query("SELECT * FROM api_keys ORDER BY created_at, id").fetch_all(&self.pool).await?;
+        let rows = sqlx::query("SELECT * FROM api_keys ORDER BY created_at, id")
+            .fetch_all(&self.pool)
+            .await?;
         Ok(rows.iter().map(api_key).collect())
     }
 
@@ -102,23 +112,32 @@ impl Store for SqliteStore {
     }
 
     async fn count_api_keys(&self) -> Result<i64> {
-        Ok(sqlx::query("SELECT COUNT(*) AS n FROM api_keys").fetch_one(&self.pool).await?.get("n"))
+        Ok(sqlx::query("SELECT COUNT(*) AS n FROM api_keys")
+            .fetch_one(&self.pool)
+            .await?
+            .get("n"))
     }
 
     async fn insert_agent(&self, a: &AgentRecord) -> Result<()> {
         self.write1(
             "INSERT INTO agents (id, created_at, updated_at, config) VALUES ($1, $2, $3, $4)",
-            vec![Bind::Text(a.id.clone()), Bind::I64(a.created_at), Bind::I64(a.updated_at), Bind::Text(a.config.clone())],
+            vec![
+                Bind::Text(a.id.clone()),
+                Bind::I64(a.created_at),
+                Bind::I64(a.updated_at),
+                Bind::Text(a.config.clone()),
+            ],
         )
         .await?;
         Ok(())
     }
 
     async fn get_agent(&self, id: &str) -> Result<Option<AgentRecord>> {
-        let row = sqlx::query("SELECT id, created_at, updated_at, config FROM agents WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row =
+            sqlx::query("SELECT id, created_at, updated_at, config FROM agents WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
         Ok(row.as_ref().map(agent))
     }
 
@@ -126,14 +145,24 @@ impl Store for SqliteStore {
         let n = self
             .write1(
                 "UPDATE agents SET config = $1, updated_at = $2 WHERE id = $3",
-                vec![Bind::Text(a.config.clone()), Bind::I64(a.updated_at), Bind::Text(a.id.clone())],
+                vec![
+                    Bind::Text(a.config.clone()),
+                    Bind::I64(a.updated_at),
+                    Bind::Text(a.id.clone()),
+                ],
             )
             .await?;
         Ok(n == 1)
     }
 
     async fn delete_agent(&self, id: &str) -> Result<bool> {
-        Ok(self.write1("DELETE FROM agents WHERE id = $1", vec![Bind::Text(id.to_owned())]).await? == 1)
+        Ok(self
+            .write1(
+                "DELETE FROM agents WHERE id = $1",
+                vec![Bind::Text(id.to_owned())],
+            )
+            .await?
+            == 1)
     }
 
     async fn list_agents(&self, q: &PageQuery) -> Result<Page<AgentRecord>> {
@@ -150,14 +179,22 @@ impl Store for SqliteStore {
             None => None,
         };
         let sql = match q.order {
-            Order::Asc => "SELECT id, created_at, updated_at, config FROM agents WHERE seq > $1 ORDER BY seq ASC LIMIT $2",
-            Order::Desc => "SELECT id, created_at, updated_at, config FROM agents WHERE seq < $1 ORDER BY seq DESC LIMIT $2",
+            Order::Asc => {
+                "SELECT id, created_at, updated_at, config FROM agents WHERE seq > $1 ORDER BY seq ASC LIMIT $2"
+            }
+            Order::Desc => {
+                "SELECT id, created_at, updated_at, config FROM agents WHERE seq < $1 ORDER BY seq DESC LIMIT $2"
+            }
         };
         let bound = bound.unwrap_or(match q.order {
             Order::Asc => i64::MIN,
             Order::Desc => i64::MAX,
         });
-        let rows = sqlx::query(sql).bind(bound).bind(i64::from(q.limit) + 1).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(sql)
+            .bind(bound)
+            .bind(i64::from(q.limit) + 1)
+            .fetch_all(&self.pool)
+            .await?;
         let mut data: Vec<AgentRecord> = rows.iter().map(agent).collect();
         let has_more = data.len() > q.limit as usize;
         data.truncate(q.limit as usize);

@@ -58,7 +58,10 @@ impl Writer {
     /// Runs `statements` atomically; returns each statement's affected row count.
     pub async fn write(&self, statements: Vec<Statement>) -> Result<Vec<u64>> {
         let (reply, rx) = oneshot::channel();
-        self.tx.send(Job { statements, reply }).await.map_err(|_| StoreError::WriterGone)?;
+        self.tx
+            .send(Job { statements, reply })
+            .await
+            .map_err(|_| StoreError::WriterGone)?;
         rx.await.map_err(|_| StoreError::WriterGone)?
     }
 }
@@ -76,7 +79,10 @@ async fn run(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>) {
 /// Runs every job in one transaction; on a failed commit every job fails.
 async fn commit_batch(conn: &mut SqliteConnection, jobs: &[Job]) -> Vec<Result<Vec<u64>>> {
     if let Err(e) = sqlx::raw_sql("BEGIN IMMEDIATE").execute(&mut *conn).await {
-        return jobs.iter().map(|_| Err(StoreError::Batch(e.to_string()))).collect();
+        return jobs
+            .iter()
+            .map(|_| Err(StoreError::Batch(e.to_string())))
+            .collect();
     }
     let mut outcomes = Vec::with_capacity(jobs.len());
     if let [job] = jobs {
@@ -96,7 +102,9 @@ async fn commit_batch(conn: &mut SqliteConnection, jobs: &[Job]) -> Vec<Result<V
         Ok(_) => outcomes,
         Err(e) => {
             let _ = sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await;
-            jobs.iter().map(|_| Err(StoreError::Batch(e.to_string()))).collect()
+            jobs.iter()
+                .map(|_| Err(StoreError::Batch(e.to_string())))
+                .collect()
         }
     }
 }
@@ -110,13 +118,18 @@ async fn run_job(conn: &mut SqliteConnection, statements: &[Statement]) -> Resul
             Ok(counts)
         }
         Err(e) => {
-            sqlx::raw_sql("ROLLBACK TO job; RELEASE job").execute(&mut *conn).await?;
+            sqlx::raw_sql("ROLLBACK TO job; RELEASE job")
+                .execute(&mut *conn)
+                .await?;
             Err(e.into())
         }
     }
 }
 
-async fn run_statements(conn: &mut SqliteConnection, statements: &[Statement]) -> std::result::Result<Vec<u64>, sqlx::Error> {
+async fn run_statements(
+    conn: &mut SqliteConnection,
+    statements: &[Statement],
+) -> std::result::Result<Vec<u64>, sqlx::Error> {
     let mut counts = Vec::with_capacity(statements.len());
     for s in statements {
         counts.push(execute(conn, s).await?);
@@ -124,7 +137,10 @@ async fn run_statements(conn: &mut SqliteConnection, statements: &[Statement]) -
     Ok(counts)
 }
 
-async fn execute(conn: &mut SqliteConnection, s: &Statement) -> std::result::Result<u64, sqlx::Error> {
+async fn execute(
+    conn: &mut SqliteConnection,
+    s: &Statement,
+) -> std::result::Result<u64, sqlx::Error> {
     let mut args = SqliteArguments::default();
     for b in &s.binds {
         match b {
@@ -135,10 +151,15 @@ async fn execute(conn: &mut SqliteConnection, s: &Statement) -> std::result::Res
         }
         .map_err(sqlx::Error::Encode)?;
     }
-    Ok(sqlx::query_with(s.sql, args).execute(conn).await?.rows_affected())
+    Ok(sqlx::query_with(s.sql, args)
+        .execute(conn)
+        .await?
+        .rows_affected())
 }
 
 /// Opens the dedicated write connection.
-pub async fn connect(opts: &sqlx::sqlite::SqliteConnectOptions) -> std::result::Result<SqliteConnection, sqlx::Error> {
+pub async fn connect(
+    opts: &sqlx::sqlite::SqliteConnectOptions,
+) -> std::result::Result<SqliteConnection, sqlx::Error> {
     SqliteConnection::connect_with(opts).await
 }

@@ -4,12 +4,19 @@ use switchboard_store::{AgentRecord, Order, PageQuery, SqliteStore, Store, Store
 
 async fn store() -> (tempfile::TempDir, SqliteStore) {
     let dir = tempfile::tempdir().unwrap();
-    let s = SqliteStore::open(&dir.path().join("db.sqlite")).await.unwrap();
+    let s = SqliteStore::open(&dir.path().join("db.sqlite"))
+        .await
+        .unwrap();
     (dir, s)
 }
 
 fn rec(i: i64) -> AgentRecord {
-    AgentRecord { id: format!("agent_{i:032}"), created_at: i, updated_at: i, config: format!(r#"{{"n":{i}.000,"b":1}}"#) }
+    AgentRecord {
+        id: format!("agent_{i:032}"),
+        created_at: i,
+        updated_at: i,
+        config: format!(r#"{{"n":{i}.000,"b":1}}"#),
+    }
 }
 
 #[tokio::test]
@@ -18,19 +25,57 @@ async fn agents_round_trip_and_page() {
     for i in 0..5 {
         s.insert_agent(&rec(i)).await.unwrap();
     }
-    assert_eq!(s.get_agent(&rec(3).id).await.unwrap().unwrap().config, r#"{"n":3.000,"b":1}"#);
+    assert_eq!(
+        s.get_agent(&rec(3).id).await.unwrap().unwrap().config,
+        r#"{"n":3.000,"b":1}"#
+    );
 
-    let p = s.list_agents(&PageQuery { after: None, limit: 2, order: Order::Desc }).await.unwrap();
-    assert_eq!(p.data.iter().map(|a| a.created_at).collect::<Vec<_>>(), vec![4, 3]);
+    let p = s
+        .list_agents(&PageQuery {
+            after: None,
+            limit: 2,
+            order: Order::Desc,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        p.data.iter().map(|a| a.created_at).collect::<Vec<_>>(),
+        vec![4, 3]
+    );
     assert!(p.has_more);
-    let p = s.list_agents(&PageQuery { after: Some(rec(3).id), limit: 5, order: Order::Desc }).await.unwrap();
-    assert_eq!(p.data.iter().map(|a| a.created_at).collect::<Vec<_>>(), vec![2, 1, 0]);
+    let p = s
+        .list_agents(&PageQuery {
+            after: Some(rec(3).id),
+            limit: 5,
+            order: Order::Desc,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        p.data.iter().map(|a| a.created_at).collect::<Vec<_>>(),
+        vec![2, 1, 0]
+    );
     assert!(!p.has_more);
-    let p = s.list_agents(&PageQuery { after: Some(rec(1).id), limit: 3, order: Order::Asc }).await.unwrap();
-    assert_eq!(p.data.iter().map(|a| a.created_at).collect::<Vec<_>>(), vec![2, 3, 4]);
+    let p = s
+        .list_agents(&PageQuery {
+            after: Some(rec(1).id),
+            limit: 3,
+            order: Order::Asc,
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        p.data.iter().map(|a| a.created_at).collect::<Vec<_>>(),
+        vec![2, 3, 4]
+    );
     assert!(!p.has_more);
 
-    let unknown = s.list_agents(&PageQuery { after: Some("agent_x".into()), ..Default::default() }).await;
+    let unknown = s
+        .list_agents(&PageQuery {
+            after: Some("agent_x".into()),
+            ..Default::default()
+        })
+        .await;
     assert!(matches!(unknown, Err(StoreError::UnknownCursor)));
 
     assert!(s.delete_agent(&rec(0).id).await.unwrap());

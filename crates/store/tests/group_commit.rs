@@ -5,13 +5,22 @@ use std::sync::Arc;
 use switchboard_store::{AgentRecord, PageQuery, SqliteStore, Store};
 
 fn rec(id: &str) -> AgentRecord {
-    AgentRecord { id: id.to_owned(), created_at: 1, updated_at: 1, config: "{}".into() }
+    AgentRecord {
+        id: id.to_owned(),
+        created_at: 1,
+        updated_at: 1,
+        config: "{}".into(),
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failing_write_does_not_take_its_batch_down() {
     let dir = tempfile::tempdir().unwrap();
-    let s = Arc::new(SqliteStore::open(&dir.path().join("db.sqlite")).await.unwrap());
+    let s = Arc::new(
+        SqliteStore::open(&dir.path().join("db.sqlite"))
+            .await
+            .unwrap(),
+    );
     s.insert_agent(&rec("taken")).await.unwrap();
 
     // 64 writers at once, every eighth one violating the unique ID.
@@ -19,7 +28,11 @@ async fn a_failing_write_does_not_take_its_batch_down() {
     for i in 0..64 {
         let s = s.clone();
         tasks.push(tokio::spawn(async move {
-            let id = if i % 8 == 0 { "taken".to_string() } else { format!("a{i}") };
+            let id = if i % 8 == 0 {
+                "taken".to_string()
+            } else {
+                format!("a{i}")
+            };
             s.insert_agent(&rec(&id)).await.is_ok()
         }));
     }
@@ -29,6 +42,12 @@ async fn a_failing_write_does_not_take_its_batch_down() {
         assert_eq!(succeeded, i % 8 != 0, "write {i}");
         ok += usize::from(succeeded);
     }
-    let all = s.list_agents(&PageQuery { limit: 100, ..Default::default() }).await.unwrap();
+    let all = s
+        .list_agents(&PageQuery {
+            limit: 100,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(all.data.len(), ok + 1);
 }

@@ -10,7 +10,12 @@ use crate::serve::{now, open_store};
 
 #[derive(Args)]
 pub struct KeysArgs {
-    #[arg(long, env = "SWITCHBOARD_DATA_DIR", default_value = ".switchboard", global = true)]
+    #[arg(
+        long,
+        env = "SWITCHBOARD_DATA_DIR",
+        default_value = ".switchboard",
+        global = true
+    )]
     pub data_dir: PathBuf,
     #[command(subcommand)]
     pub action: KeysAction,
@@ -38,7 +43,9 @@ pub async fn run(args: KeysArgs) -> anyhow::Result<()> {
         }
         KeysAction::List => {
             for k in store.list_api_keys().await? {
-                let state = k.revoked_at.map_or("active".to_string(), |t| format!("revoked {t}"));
+                let state = k
+                    .revoked_at
+                    .map_or("active".to_string(), |t| format!("revoked {t}"));
                 println!("{}\t{}…\tcreated {}\t{}", k.id, k.hint, k.created_at, state);
             }
         }

@@ -6,7 +6,11 @@ mod serve;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "switchboard", version, about = "A self-hostable OpenAI Agents API server on native agent harnesses")]
+#[command(
+    name = "switchboard",
+    version,
+    about = "A self-hostable OpenAI Agents API server on native agent harnesses"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -25,12 +29,15 @@ enum Command {
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG").unwrap_or_else(|_| "warn".into()),
+            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
+                .unwrap_or_else(|_| "warn".into()),
         )
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     rt.block_on(async move {
         match cli.command {
             Command::Serve(a) => serve::run(a).await,

@@ -26,32 +26,45 @@ pub struct ServeArgs {
 }
 
 fn parse_harness(s: &str) -> Result<HarnessId, String> {
-    HarnessId::parse(s).ok_or_else(|| format!("unknown harness '{s}' (codex, claude_code, minimax_code)"))
+    HarnessId::parse(s)
+        .ok_or_else(|| format!("unknown harness '{s}' (codex, claude_code, minimax_code)"))
 }
 
 pub fn now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
 }
 
 /// Opens (creating) the data directory and its store.
 pub async fn open_store(data_dir: &std::path::Path) -> anyhow::Result<SqliteStore> {
-    std::fs::create_dir_all(data_dir).with_context(|| format!("creating {}", data_dir.display()))?;
-    SqliteStore::open(&data_dir.join("switchboard.sqlite")).await.context("opening the embedded store")
+    std::fs::create_dir_all(data_dir)
+        .with_context(|| format!("creating {}", data_dir.display()))?;
+    SqliteStore::open(&data_dir.join("switchboard.sqlite"))
+        .await
+        .context("opening the embedded store")
 }
 
 pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let store = open_store(&args.data_dir).await?;
     let secrets = SecretBox::load_or_create(&args.data_dir).context("loading the data key")?;
-    let wanted = std::env::var("SWITCHBOARD_API_KEY").ok().filter(|s| !s.is_empty());
+    let wanted = std::env::var("SWITCHBOARD_API_KEY")
+        .ok()
+        .filter(|s| !s.is_empty());
     let created = auth::bootstrap(&store, wanted.as_deref(), now()).await?;
 
     let state = Arc::new(AppState {
         store: Arc::new(store),
         keys: auth::KeyCache::new(&args.data_dir),
         secrets,
-        config: CoreConfig { data_dir: args.data_dir.clone(), default_harness: args.default_harness },
+        config: CoreConfig {
+            data_dir: args.data_dir.clone(),
+            default_harness: args.default_harness,
+        },
     });
-    let listener = tokio::net::TcpListener::bind(args.listen).await.with_context(|| format!("binding {}", args.listen))?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
     let addr = listener.local_addr()?;
     {
         let mut out = std::io::stdout().lock();
@@ -61,7 +74,9 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         out.flush()?;
     }
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
     Ok(())
 }
 
@@ -69,7 +84,8 @@ async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal handler");
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("signal handler");
         tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
     }
     #[cfg(not(unix))]

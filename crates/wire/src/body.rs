@@ -37,7 +37,9 @@ pub struct BodyGate {
 
 impl Default for BodyGate {
     fn default() -> Self {
-        BodyGate { limit: DEFAULT_LIMIT }
+        BodyGate {
+            limit: DEFAULT_LIMIT,
+        }
     }
 }
 
@@ -48,7 +50,11 @@ pub fn parse_body(content_type: Option<&str>, body: &[u8]) -> Result<Map<String,
 
 impl BodyGate {
     /// Runs every check in order and returns the root object.
-    pub fn parse(&self, content_type: Option<&str>, body: &[u8]) -> Result<Map<String, Value>, ApiError> {
+    pub fn parse(
+        &self,
+        content_type: Option<&str>,
+        body: &[u8],
+    ) -> Result<Map<String, Value>, ApiError> {
         if body.is_empty() {
             return Ok(Map::new());
         }
@@ -84,7 +90,10 @@ pub fn too_large(limit: usize) -> ApiError {
     ApiError::new(
         ErrorCode::RequestTooLarge,
         None,
-        format!("The request body is too large. The maximum size is {} bytes.", limit),
+        format!(
+            "The request body is too large. The maximum size is {} bytes.",
+            limit
+        ),
     )
 }
 
@@ -125,7 +134,12 @@ pub enum StrictError {
 pub fn parse_strict(text: &str) -> Result<Value, StrictError> {
     let dup = RefCell::new(None);
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = ValueSeed { at: None, dup: &dup }.deserialize(&mut de).map_err(|_| StrictError::Syntax)?;
+    let value = ValueSeed {
+        at: None,
+        dup: &dup,
+    }
+    .deserialize(&mut de)
+    .map_err(|_| StrictError::Syntax)?;
     de.end().map_err(|_| StrictError::Syntax)?;
     match dup.into_inner() {
         Some((key, path)) => Err(StrictError::DuplicateKey { key, path }),
@@ -189,7 +203,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         Ok(Value::Number(v.into()))
     }
     fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Value, E> {
-        Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("non-finite number"))
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("non-finite number"))
     }
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
         Ok(Value::String(v.to_owned()))
@@ -208,7 +224,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         let mut out = Vec::new();
         loop {
             let step = Step::Index(out.len(), self.at);
-            match seq.next_element_seed(ValueSeed { at: Some(&step), dup: self.dup })? {
+            match seq.next_element_seed(ValueSeed {
+                at: Some(&step),
+                dup: self.dup,
+            })? {
                 Some(v) => out.push(v),
                 None => return Ok(Value::Array(out)),
             }
@@ -224,7 +243,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                 return Ok(Value::Number(n));
             }
             let step = Step::Key(&key, self.at);
-            let value = map.next_value_seed(ValueSeed { at: Some(&step), dup: self.dup })?;
+            let value = map.next_value_seed(ValueSeed {
+                at: Some(&step),
+                dup: self.dup,
+            })?;
             if out.contains_key(&key) {
                 let mut slot = self.dup.borrow_mut();
                 if slot.is_none() {
@@ -253,7 +275,11 @@ mod tests {
         // If this fails, someone dropped serde_json's arbitrary_precision feature.
         let v: Value = serde_json::from_str("0.60").unwrap();
         assert_eq!(v.to_string(), "0.60");
-        let m = gate(JSON, r#"{"a": 1.000, "b": 12345678901234567890123, "c": -0.0, "d": [1e400]}"#).unwrap();
+        let m = gate(
+            JSON,
+            r#"{"a": 1.000, "b": 12345678901234567890123, "c": -0.0, "d": [1e400]}"#,
+        )
+        .unwrap();
         assert_eq!(
             Value::Object(m).to_string(),
             r#"{"a":1.000,"b":12345678901234567890123,"c":-0.0,"d":[1e+400]}"#
@@ -279,7 +305,9 @@ mod tests {
 
     #[test]
     fn size_limit_is_a_413_before_parsing() {
-        let e = BodyGate { limit: 4 }.parse(JSON, b"\xff\xff\xff\xff\xff").unwrap_err();
+        let e = BodyGate { limit: 4 }
+            .parse(JSON, b"\xff\xff\xff\xff\xff")
+            .unwrap_err();
         assert_eq!((e.status, e.code), (413, Some("request_too_large")));
     }
 
@@ -291,7 +319,10 @@ mod tests {
 
     #[test]
     fn syntax_errors_win_over_duplicates() {
-        assert_eq!(gate(JSON, r#"{"a":1,"a":2,}"#).unwrap_err().message, MSG_SYNTAX);
+        assert_eq!(
+            gate(JSON, r#"{"a":1,"a":2,}"#).unwrap_err().message,
+            MSG_SYNTAX
+        );
         assert_eq!(gate(JSON, r#"{"a":1} x"#).unwrap_err().message, MSG_SYNTAX);
     }
 
@@ -299,7 +330,11 @@ mod tests {
     fn duplicates_report_key_and_path_at_any_depth() {
         let cases = [
             (r#"{"a":1,"a":2}"#, "a", "a"),
-            (r#"{"tools":[{"type":"function"},{"name":"x","name":"y"}]}"#, "name", "tools[1].name"),
+            (
+                r#"{"tools":[{"type":"function"},{"name":"x","name":"y"}]}"#,
+                "name",
+                "tools[1].name",
+            ),
             (r#"{"a":{"b":{"c":1,"c":1}}}"#, "c", "a.b.c"),
             (r#"{"x":1,"y":{"z":1,"z":2},"x":3}"#, "z", "y.z"),
         ];
@@ -307,7 +342,9 @@ mod tests {
             let e = gate(JSON, body).unwrap_err();
             assert_eq!(
                 e.message,
-                format!("Invalid body: duplicate JSON key '{key}' at '{path}'. Duplicate JSON keys are not supported."),
+                format!(
+                    "Invalid body: duplicate JSON key '{key}' at '{path}'. Duplicate JSON keys are not supported."
+                ),
                 "{body}"
             );
         }
@@ -315,7 +352,13 @@ mod tests {
 
     #[test]
     fn non_object_roots_are_named() {
-        for (body, kind) in [("[]", "an array"), ("1", "an integer"), ("1.5", "a number"), ("\"s\"", "a string"), ("true", "a boolean")] {
+        for (body, kind) in [
+            ("[]", "an array"),
+            ("1", "an integer"),
+            ("1.5", "a number"),
+            ("\"s\"", "a string"),
+            ("true", "a boolean"),
+        ] {
             assert_eq!(
                 gate(JSON, body).unwrap_err().message,
                 format!("Invalid type: expected an object, but got {kind} instead.")

@@ -68,7 +68,13 @@ pub struct ApiError {
 impl ApiError {
     pub fn new(code: ErrorCode, param: Option<String>, message: impl Into<String>) -> Self {
         let (status, kind, code) = code.row();
-        ApiError { status, kind, code, param, message: message.into() }
+        ApiError {
+            status,
+            kind,
+            code,
+            param,
+            message: message.into(),
+        }
     }
 
     pub fn invalid_beta() -> Self {
@@ -80,7 +86,11 @@ impl ApiError {
     }
 
     pub fn unauthorized() -> Self {
-        Self::new(ErrorCode::Unauthorized, None, "A valid Agents API bearer key is required.")
+        Self::new(
+            ErrorCode::Unauthorized,
+            None,
+            "A valid Agents API bearer key is required.",
+        )
     }
 
     pub fn not_found() -> Self {
@@ -89,10 +99,18 @@ impl ApiError {
 
     /// A body-gate or generic request error: `invalid_request_error`, param null.
     pub fn invalid_body(message: impl Into<String>) -> Self {
-        Self::new(ErrorCode::InvalidRequest("invalid_request_error"), None, message)
+        Self::new(
+            ErrorCode::InvalidRequest("invalid_request_error"),
+            None,
+            message,
+        )
     }
 
-    pub fn invalid_request(code: &'static str, param: Option<String>, message: impl Into<String>) -> Self {
+    pub fn invalid_request(
+        code: &'static str,
+        param: Option<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Self::new(ErrorCode::InvalidRequest(code), param, message)
     }
 
@@ -113,7 +131,11 @@ impl ApiError {
     }
 
     pub fn internal() -> Self {
-        Self::new(ErrorCode::Internal, None, "The server had an error while processing your request.")
+        Self::new(
+            ErrorCode::Internal,
+            None,
+            "The server had an error while processing your request.",
+        )
     }
 
     /// The JSON envelope body.

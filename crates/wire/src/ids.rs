@@ -49,8 +49,11 @@ pub fn new_id(kind: IdKind) -> String {
 
 /// Whether `id` has the exact shape of an ID of `kind`.
 pub fn is_valid(kind: IdKind, id: &str) -> bool {
-    id.strip_prefix(kind.prefix())
-        .is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+    id.strip_prefix(kind.prefix()).is_some_and(|h| {
+        h.len() == 32
+            && h.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    })
 }
 
 #[cfg(test)]
@@ -65,7 +68,10 @@ mod tests {
             assert!(!is_valid(IdKind::Turn, &id));
         }
         assert!(!is_valid(IdKind::Agent, "agent_XYZ"));
-        assert!(!is_valid(IdKind::Agent, "agent_0123456789abcdef0123456789ABCDEF"));
+        assert!(!is_valid(
+            IdKind::Agent,
+            "agent_0123456789abcdef0123456789ABCDEF"
+        ));
     }
 
     #[test]

@@ -13,7 +13,9 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
 use serde_json::{Map, Value, json};
-use switchboard_execution::{AgentConfig, parse_agent_create, parse_agent_update, public::agent_public_fields};
+use switchboard_execution::{
+    AgentConfig, parse_agent_create, parse_agent_update, public::agent_public_fields,
+};
 use switchboard_store::{AgentRecord, Page, StoreError};
 use switchboard_wire::ApiError;
 use switchboard_wire::ids::{IdKind, is_valid, new_id};
@@ -26,11 +28,16 @@ use crate::secrets::SecretBox;
 pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route("/agents", get(list).post(create))
-        .route("/agents/{agent_id}", get(retrieve).post(update).delete(delete))
+        .route(
+            "/agents/{agent_id}",
+            get(retrieve).post(update).delete(delete),
+        )
 }
 
 fn now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64)
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
 }
 
 /// The stored document: the saved configuration with the provider key sealed.
@@ -70,20 +77,35 @@ pub async fn load(state: &AppState, id: &str) -> ApiResult<(AgentRecord, AgentCo
     if !is_valid(IdKind::Agent, id) {
         return Err(Failure(ApiError::not_found()));
     }
-    let rec = state.store.get_agent(id).await?.ok_or(Failure(ApiError::not_found()))?;
+    let rec = state
+        .store
+        .get_agent(id)
+        .await?
+        .ok_or(Failure(ApiError::not_found()))?;
     let cfg = open_config(&state.secrets, &rec.config)?;
     Ok((rec, cfg))
 }
 
-async fn create(State(state): State<Arc<AppState>>, GatedJson(body): GatedJson) -> ApiResult<Response> {
+async fn create(
+    State(state): State<Arc<AppState>>,
+    GatedJson(body): GatedJson,
+) -> ApiResult<Response> {
     let cfg = parse_agent_create(&body)?;
     let t = now();
-    let rec = AgentRecord { id: new_id(IdKind::Agent), created_at: t, updated_at: t, config: seal_config(&state.secrets, &cfg) };
+    let rec = AgentRecord {
+        id: new_id(IdKind::Agent),
+        created_at: t,
+        updated_at: t,
+        config: seal_config(&state.secrets, &cfg),
+    };
     state.store.insert_agent(&rec).await?;
     Ok(json_response(StatusCode::CREATED, agent_object(&rec, &cfg)))
 }
 
-async fn retrieve(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Response> {
+async fn retrieve(
+    State(state): State<Arc<AppState>>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
     let (rec, cfg) = load(&state, &id).await?;
     Ok(json_response(StatusCode::OK, agent_object(&rec, &cfg)))
 }
@@ -109,14 +131,23 @@ async fn delete(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> A
     if !is_valid(IdKind::Agent, &id) || !state.store.delete_agent(&id).await? {
         return Err(Failure(ApiError::not_found()));
     }
-    Ok(json_response(StatusCode::OK, json!({ "id": id, "object": "agent.deleted", "deleted": true })))
+    Ok(json_response(
+        StatusCode::OK,
+        json!({ "id": id, "object": "agent.deleted", "deleted": true }),
+    ))
 }
 
-async fn list(State(state): State<Arc<AppState>>, Query(q): Query<HashMap<String, String>>) -> ApiResult<Response> {
+async fn list(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<HashMap<String, String>>,
+) -> ApiResult<Response> {
     let q = page_query(&q)?;
     let page = match state.store.list_agents(&q).await {
         Ok(p) => p,
-        Err(StoreError::UnknownCursor) => Page { data: Vec::new(), has_more: false },
+        Err(StoreError::UnknownCursor) => Page {
+            data: Vec::new(),
+            has_more: false,
+        },
         Err(e) => return Err(e.into()),
     };
     let mut data = Vec::with_capacity(page.data.len());
@@ -124,5 +155,11 @@ async fn list(State(state): State<Arc<AppState>>, Query(q): Query<HashMap<String
         let cfg = open_config(&state.secrets, &rec.config)?;
         data.push(agent_object(rec, &cfg));
     }
-    Ok(json_response(StatusCode::OK, list_envelope(Page { data, has_more: page.has_more })))
+    Ok(json_response(
+        StatusCode::OK,
+        list_envelope(Page {
+            data,
+            has_more: page.has_more,
+        }),
+    ))
 }
