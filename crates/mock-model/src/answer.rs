@@ -133,6 +133,16 @@ impl Answer {
     }
 }
 
+/// The id suffix of the K-th output item: none for the first, `_K` after, so the first item's
+/// ids are exactly the lab probes' (`call_resp_1`) and later ones stay unique.
+pub fn id_suffix(index: usize) -> String {
+    if index == 0 {
+        String::new()
+    } else {
+        format!("_{index}")
+    }
+}
+
 /// Splits `text` into `n` pieces of near-equal character count (fewer when the text is
 /// shorter than `n` characters; none when it is empty). Splits fall on char boundaries.
 pub fn split_deltas(text: &str, n: u32) -> Vec<&str> {

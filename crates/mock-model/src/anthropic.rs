@@ -11,11 +11,11 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::answer::{Answer, Block, split_deltas};
+use crate::answer::{Answer, Block, id_suffix, split_deltas};
 use crate::delivery::Rendered;
 use crate::request::{
     AnswerSchema, Item, ItemKind, OfferedTool, Protocol, RequestView, ToolOutput, content_text,
-    deferred_tool_names, optional_array, optional_bool, require_objects, required_model,
+    deferred_tool_names, optional_array, require_objects,
 };
 use crate::sse;
 use crate::usage::count_members;
@@ -27,12 +27,7 @@ pub const PROMPT_MEMBERS: &[&str] = &["system", "messages", "tools"];
 const STRUCTURED_OUTPUT: &str = "StructuredOutput";
 
 pub fn parse(body: &Value) -> Result<RequestView, String> {
-    if !body.is_object() {
-        return Err("request body must be a JSON object".into());
-    }
-    let mut view = RequestView::new(Protocol::Anthropic);
-    view.model = required_model(body)?;
-    view.stream = optional_bool(body, "stream")?;
+    let mut view = RequestView::open(Protocol::Anthropic, body)?;
 
     let messages = match body.get("messages") {
         Some(Value::Array(messages)) => messages,
@@ -210,14 +205,6 @@ pub fn message_id(n: u64) -> String {
     format!("msg_fake_{n}")
 }
 
-fn suffix(index: usize) -> String {
-    if index == 0 {
-        String::new()
-    } else {
-        format!("_{index}")
-    }
-}
-
 fn usage(input: u64, output: u64) -> Value {
     json!({"input_tokens": input, "output_tokens": output,
            "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0})
@@ -239,7 +226,7 @@ pub fn render(answer: &Answer, view: &RequestView, n: u64) -> Rendered {
             Block::Text(text) => json!({"type": "text", "text": text}),
             Block::Call(call) => json!({
                 "type": "tool_use",
-                "id": call.id.clone().unwrap_or_else(|| format!("toolu_{n}{}", suffix(index))),
+                "id": call.id.clone().unwrap_or_else(|| format!("toolu_{n}{}", id_suffix(index))),
                 "name": call.name, "input": call.input(),
             }),
         })

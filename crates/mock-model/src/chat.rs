@@ -10,11 +10,11 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::answer::{Answer, split_deltas};
+use crate::answer::{Answer, Call, id_suffix, split_deltas};
 use crate::delivery::Rendered;
 use crate::request::{
-    AnswerSchema, Item, ItemKind, OfferedTool, Protocol, RequestView, ToolOutput, content_text,
-    optional_array, optional_bool, require_objects, required_model,
+    AnswerSchema, Item, ItemKind, OfferedTool, Protocol, RequestView, content_text, optional_array,
+    require_objects,
 };
 use crate::sse;
 use crate::usage::count_members;
@@ -23,12 +23,7 @@ use crate::usage::count_members;
 const PROMPT_MEMBERS: &[&str] = &["messages", "tools"];
 
 pub fn parse(body: &Value) -> Result<RequestView, String> {
-    if !body.is_object() {
-        return Err("request body must be a JSON object".into());
-    }
-    let mut view = RequestView::new(Protocol::Chat);
-    view.model = required_model(body)?;
-    view.stream = optional_bool(body, "stream")?;
+    let mut view = RequestView::open(Protocol::Chat, body)?;
     view.include_usage = body
         .pointer("/stream_options/include_usage")
         .and_then(Value::as_bool)
@@ -46,18 +41,7 @@ pub fn parse(body: &Value) -> Result<RequestView, String> {
         .map(|(index, m)| item(m).ok_or_else(|| format!("'messages[{index}].role' is required")))
         .collect::<Result<_, _>>()?;
     let turn_start = items.iter().rposition(|i| i.kind == ItemKind::User);
-    if let Some(start) = turn_start {
-        view.last_user_text = Some(items[start].text.clone());
-    }
-    view.turn_outputs = items[turn_start.map_or(0, |s| s + 1)..]
-        .iter()
-        .filter(|i| i.kind == ItemKind::ToolOutput)
-        .map(|i| ToolOutput {
-            text: i.text.clone(),
-            references: Vec::new(),
-        })
-        .collect();
-    view.last = items.last().cloned();
+    view.set_items(&items, turn_start);
 
     let tools = optional_array(body, "tools")?;
     require_objects(tools, "tools")?;
@@ -152,19 +136,13 @@ pub fn render(answer: &Answer, view: &RequestView, n: u64) -> Rendered {
     } else {
         "stop"
     };
-    let calls: Vec<(String, &crate::answer::Call)> = answer
+    let calls: Vec<(String, &Call)> = answer
         .calls()
         .enumerate()
         .map(|(index, call)| {
-            let suffix = if index == 0 {
-                String::new()
-            } else {
-                format!("_{index}")
-            };
+            let id = call.id.clone();
             (
-                call.id
-                    .clone()
-                    .unwrap_or_else(|| format!("call_{n}{suffix}")),
+                id.unwrap_or_else(|| format!("call_{n}{}", id_suffix(index))),
                 call,
             )
         })

@@ -154,6 +154,33 @@ impl RequestView {
         }
     }
 
+    /// Starts a view from the members every protocol shares: the body must be an object with
+    /// a string `model`; `stream` is an optional boolean.
+    pub fn open(protocol: Protocol, body: &Value) -> Result<Self, String> {
+        if !body.is_object() {
+            return Err("request body must be a JSON object".into());
+        }
+        let mut view = RequestView::new(protocol);
+        view.model = required_model(body)?;
+        view.stream = optional_bool(body, "stream")?;
+        Ok(view)
+    }
+
+    /// Fills the conversation members from a flat item list whose current turn starts after
+    /// `turn_start` (the user message that opened it).
+    pub fn set_items(&mut self, items: &[Item], turn_start: Option<usize>) {
+        self.last_user_text = turn_start.map(|start| items[start].text.clone());
+        self.turn_outputs = items[turn_start.map_or(0, |s| s + 1)..]
+            .iter()
+            .filter(|i| i.kind == ItemKind::ToolOutput)
+            .map(|i| ToolOutput {
+                text: i.text.clone(),
+                references: Vec::new(),
+            })
+            .collect();
+        self.last = items.last().cloned();
+    }
+
     pub fn find_tool(&self, name: &str) -> Option<&OfferedTool> {
         self.tools.iter().find(|t| t.answers_to(name))
     }
@@ -174,7 +201,7 @@ pub fn content_text(content: Option<&Value>) -> String {
 }
 
 /// Reads an optional boolean member, rejecting other types.
-pub fn optional_bool(body: &Value, key: &str) -> Result<bool, String> {
+fn optional_bool(body: &Value, key: &str) -> Result<bool, String> {
     match body.get(key) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
@@ -183,7 +210,7 @@ pub fn optional_bool(body: &Value, key: &str) -> Result<bool, String> {
 }
 
 /// Reads the required string `model` member.
-pub fn required_model(body: &Value) -> Result<String, String> {
+fn required_model(body: &Value) -> Result<String, String> {
     match body.get("model") {
         Some(Value::String(s)) => Ok(s.clone()),
         Some(_) => Err("'model' must be a string".into()),

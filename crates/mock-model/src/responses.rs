@@ -13,11 +13,11 @@ use bytes::Bytes;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::answer::{Answer, Block, Call, split_deltas};
+use crate::answer::{Answer, Block, Call, id_suffix, split_deltas};
 use crate::delivery::Rendered;
 use crate::request::{
-    AnswerSchema, Item, ItemKind, OfferedTool, Protocol, RequestView, ToolOutput, content_text,
-    optional_array, optional_bool, require_objects, required_model,
+    AnswerSchema, Item, ItemKind, OfferedTool, Protocol, RequestView, content_text, optional_array,
+    require_objects,
 };
 use crate::sse;
 use crate::usage::count_members;
@@ -29,12 +29,7 @@ const PROMPT_MEMBERS: &[&str] = &["instructions", "input", "tools"];
 const ENVIRONMENT_CONTEXT: &str = "<environment_context>";
 
 pub fn parse(body: &Value) -> Result<RequestView, String> {
-    if !body.is_object() {
-        return Err("request body must be a JSON object".into());
-    }
-    let mut view = RequestView::new(Protocol::Responses);
-    view.model = required_model(body)?;
-    view.stream = optional_bool(body, "stream")?;
+    let mut view = RequestView::open(Protocol::Responses, body)?;
 
     let items: Vec<Item> = match body.get("input") {
         None | Some(Value::Null) => Vec::new(),
@@ -51,18 +46,7 @@ pub fn parse(body: &Value) -> Result<RequestView, String> {
     let turn_start = items
         .iter()
         .rposition(|i| i.kind == ItemKind::User && !i.text.starts_with(ENVIRONMENT_CONTEXT));
-    if let Some(start) = turn_start {
-        view.last_user_text = Some(items[start].text.clone());
-    }
-    view.turn_outputs = items[turn_start.map_or(0, |s| s + 1)..]
-        .iter()
-        .filter(|i| i.kind == ItemKind::ToolOutput)
-        .map(|i| ToolOutput {
-            text: i.text.clone(),
-            references: Vec::new(),
-        })
-        .collect();
-    view.last = items.last().cloned();
+    view.set_items(&items, turn_start);
 
     let tools = optional_array(body, "tools")?;
     require_objects(tools, "tools")?;
@@ -189,26 +173,17 @@ pub fn render(answer: &Answer, view: &RequestView, n: u64) -> Rendered {
     Rendered::stream(&rid, events.frames)
 }
 
-/// Suffix for the K-th output item's ids: none for the first, `_K` after.
-fn suffix(index: usize) -> String {
-    if index == 0 {
-        String::new()
-    } else {
-        format!("_{index}")
-    }
-}
-
 fn done_item(rid: &str, index: usize, block: &Block) -> Value {
     match block {
         Block::Text(text) => json!({
-            "type": "message", "role": "assistant", "id": format!("msg_{rid}{}", suffix(index)),
+            "type": "message", "role": "assistant", "id": format!("msg_{rid}{}", id_suffix(index)),
             "status": "completed",
             "content": [{"type": "output_text", "text": text, "annotations": []}],
         }),
         Block::Call(call) => {
             let mut item = json!({
-                "type": "function_call", "id": format!("fc_{rid}{}", suffix(index)),
-                "call_id": call.id.clone().unwrap_or_else(|| format!("call_{rid}{}", suffix(index))),
+                "type": "function_call", "id": format!("fc_{rid}{}", id_suffix(index)),
+                "call_id": call.id.clone().unwrap_or_else(|| format!("call_{rid}{}", id_suffix(index))),
                 "name": call.name, "arguments": call.arguments_text(), "status": "completed",
             });
             if let Some(namespace) = &call.namespace {
