@@ -1,0 +1,108 @@
+//! A harness's heartbeat entry: `{harness, available, version, capabilities}`.
+//!
+//! `available` and `version` come from [`crate::probe`]: the executable must run and be the
+//! pinned version. `capabilities` is what the adapter implements, narrowed to the harness
+//! declaration's maximum: a Runtime may advertise less than the declaration, never more (Core
+//! rejects "capability X widens the Harness declaration"), so an adapter that implements more
+//! than is declared simply does not offer it.
+
+use serde_json::Value;
+use switchboard_harness::{Capability, Declaration};
+use switchboard_protocol::configuration::HarnessId;
+use switchboard_protocol::{Capabilities, HarnessAdvertisement};
+
+use crate::probe::Installation;
+
+/// The advertisement for a probed install of an adapter implementing `implemented`.
+pub fn advertisement(
+    installation: &Installation,
+    implemented: Capabilities,
+) -> HarnessAdvertisement {
+    let harness = installation.install.harness;
+    let available = installation.available();
+    HarnessAdvertisement {
+        harness,
+        available,
+        // The protocol's rule: null unless available (a mismatched version is not "the"
+        // version of anything this Runtime can run).
+        version: available
+            .then(|| installation.found_version().map(str::to_owned))
+            .flatten(),
+        capabilities: narrow(implemented, declaration_of(harness)),
+    }
+}
+
+/// The declaration of a protocol harness id.
+pub fn declaration_of(harness: HarnessId) -> &'static Declaration {
+    // The protocol and the execution model name harnesses with separate (identical) enums, so
+    // neither crate depends on the other.
+    use switchboard_execution::HarnessId as E;
+    switchboard_harness::declaration(match harness {
+        HarnessId::Codex => E::Codex,
+        HarnessId::ClaudeCode => E::ClaudeCode,
+        HarnessId::MinimaxCode => E::MinimaxCode,
+    })
+}
+
+/// `implemented` with every capability outside the declaration turned off.
+///
+/// The wire struct and the [`Capability`] enum name the same 30 fields; going through the wire
+/// names keeps this correct without a 30-arm match that could drift from either.
+pub fn narrow(implemented: Capabilities, declaration: &Declaration) -> Capabilities {
+    let Ok(Value::Object(mut fields)) = serde_json::to_value(implemented) else {
+        unreachable!("Capabilities serializes as an object of booleans");
+    };
+    for (name, value) in fields.iter_mut() {
+        let declared = Capability::parse(name).is_some_and(|c| declaration.has_capability(c));
+        if !declared {
+            *value = Value::Bool(false);
+        }
+    }
+    serde_json::from_value(Value::Object(fields))
+        .expect("the same members deserialize back into Capabilities")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every wire capability is a [`Capability`], so narrowing can never keep an undeclared one
+    /// just because its name is unknown to the declaration side.
+    #[test]
+    fn every_wire_field_is_a_declared_capability_name() {
+        let Value::Object(fields) = serde_json::to_value(Capabilities::default()).unwrap() else {
+            panic!()
+        };
+        assert_eq!(fields.len(), Capability::ALL.len());
+        for name in fields.keys() {
+            assert!(Capability::parse(name).is_some(), "{name}");
+        }
+    }
+
+    #[test]
+    fn narrowing_drops_what_the_declaration_does_not_have() {
+        let all_on: Capabilities = serde_json::from_value(Value::Object(
+            Capability::ALL
+                .iter()
+                .map(|c| (c.as_str().to_owned(), Value::Bool(true)))
+                .collect(),
+        ))
+        .unwrap();
+        for harness in [
+            HarnessId::Codex,
+            HarnessId::ClaudeCode,
+            HarnessId::MinimaxCode,
+        ] {
+            let declaration = declaration_of(harness);
+            let narrowed = serde_json::to_value(narrow(all_on, declaration)).unwrap();
+            for c in Capability::ALL {
+                assert_eq!(
+                    narrowed[c.as_str()],
+                    Value::Bool(declaration.has_capability(c)),
+                    "{harness:?} {}",
+                    c.as_str()
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,396 @@
+//! The frame loop every transport shares: Core's frames in, the Runtime's frames out.
+//!
+//! The loop owns no socket. It reads [`CoreToRuntime`] envelopes from one channel and writes
+//! [`RuntimeToCore`] envelopes to another; [`crate::LocalRuntime`] hands those channels to an
+//! in-process Core, [`crate::run_remote`] bridges them to a WebSocket. It also sends the
+//! `heartbeat` at once and then every `heartbeat_interval`.
+//!
+//! Nothing here waits on a harness inline: preparing, starting a Turn and waiting for a
+//! function-result receipt each run in their own task, so one slow Session never stalls another
+//! Session's frames. What must stay ordered does: a Turn's events are forwarded by one task, in
+//! the order the adapter yields them, ending with `done`.
+//!
+//! Frame ids: preparation frames carry the Session ID; Turn output, steer, cancel and function
+//! frames carry the Run ID; a `protocol_error` carries the offending frame's id.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use switchboard_protocol::envelope::Envelope;
+use switchboard_protocol::messages::{
+    Done, ErrorEvent, ExecutionPrepare, ExecutionStart, FunctionResult, PreparationState,
+    PreparationStatus, PromptSteer, PromptSteerAck, ProtocolError, TurnOutcome,
+};
+use switchboard_protocol::{
+    AdapterError, CoreToRuntime, PrepareRequest, Receipt, RuntimeToCore, TurnRequest,
+};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::registry::Registry;
+use crate::sessions::{Notice, Sessions};
+
+/// Frames Core sends, as the loop reads them.
+pub type Inbound = mpsc::Receiver<Envelope<CoreToRuntime>>;
+/// Frames the loop sends to Core.
+pub type Outbound = mpsc::Sender<Envelope<RuntimeToCore>>;
+
+/// The output channel's depth (core-contracts §6.6: "the output channel holds 64 frames").
+pub const OUTPUT_CAPACITY: usize = 64;
+
+/// How a Runtime runs Sessions, whatever its transport.
+#[derive(Debug, Clone)]
+pub struct RuntimeOptions {
+    /// Each Session's native state lives in `<state_root>/<session_id>`.
+    pub state_root: PathBuf,
+    /// An executor idle this long is evicted (its process ends; the next Turn resumes it).
+    pub idle_timeout: Duration,
+    pub heartbeat_interval: Duration,
+}
+
+impl RuntimeOptions {
+    /// Defaults for a data directory: state under `<data_dir>/sessions`, a 5 minute idle
+    /// eviction, a 15 second heartbeat.
+    pub fn for_data_dir(data_dir: impl Into<PathBuf>) -> Self {
+        RuntimeOptions {
+            state_root: data_dir.into().join("sessions"),
+            idle_timeout: Duration::from_secs(5 * 60),
+            heartbeat_interval: Duration::from_secs(15),
+        }
+    }
+}
+
+struct Loop {
+    registry: Arc<Registry>,
+    options: RuntimeOptions,
+    sessions: Sessions,
+    out: Outbound,
+}
+
+/// Serves frames until `inbound` closes, then ends every Session's native process.
+pub async fn serve_frames(
+    registry: Arc<Registry>,
+    options: RuntimeOptions,
+    mut inbound: Inbound,
+    out: Outbound,
+    notices: broadcast::Sender<Notice>,
+) {
+    let sessions = Sessions::new(options.idle_timeout, notices);
+    let mut heartbeat = tokio::time::interval(options.heartbeat_interval);
+    heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let this = Arc::new(Loop {
+        registry,
+        options,
+        sessions,
+        out,
+    });
+    loop {
+        tokio::select! {
+            frame = inbound.recv() => match frame {
+                Some(frame) => this.clone().dispatch(frame),
+                None => break,
+            },
+            // The first tick is immediate: the heartbeat goes out at once.
+            _ = heartbeat.tick() => {
+                let this = this.clone();
+                tokio::spawn(async move {
+                    let beat = this.registry.heartbeat().await;
+                    this.send(None, beat.into()).await;
+                });
+            }
+            // Core stopped listening: nothing more can be reported.
+            _ = this.out.closed() => break,
+        }
+    }
+    for executor in this.sessions.drain() {
+        let _ = executor.evict().await;
+    }
+}
+
+impl Loop {
+    async fn send(&self, id: Option<String>, message: RuntimeToCore) {
+        // A closed channel means Core is gone; the loop notices and stops.
+        let _ = self.out.send(Envelope::new(id, message)).await;
+    }
+
+    fn dispatch(self: Arc<Self>, frame: Envelope<CoreToRuntime>) {
+        let id = frame.id;
+        match frame.message {
+            CoreToRuntime::ExecutionPrepare(p) => {
+                tokio::spawn(async move { self.prepare(p).await });
+            }
+            CoreToRuntime::ExecutionStart(s) => self.start(id, s),
+            CoreToRuntime::FunctionResult(r) => {
+                tokio::spawn(async move { self.function_result(id, r).await });
+            }
+            CoreToRuntime::PromptSteer(s) => {
+                tokio::spawn(async move { self.steer(id, s).await });
+            }
+            CoreToRuntime::PromptCancel(_) => {
+                tokio::spawn(async move { self.cancel(id).await });
+            }
+            CoreToRuntime::ExecutionRelease(r) => {
+                tokio::spawn(async move { self.release(r.session_id).await });
+            }
+            CoreToRuntime::Welcome(_) | CoreToRuntime::HelloRefused(_) => {
+                let frame_type = if matches!(frame.message, CoreToRuntime::Welcome(_)) {
+                    "welcome"
+                } else {
+                    "hello_refused"
+                };
+                tokio::spawn(async move {
+                    self.protocol_error(id, frame_type, "unexpected_frame", "the handshake is over")
+                        .await
+                });
+            }
+        }
+    }
+
+    async fn protocol_error(
+        &self,
+        id: Option<String>,
+        frame_type: &str,
+        code: &str,
+        message: &str,
+    ) {
+        let error = ProtocolError {
+            frame_type: Some(frame_type.to_owned()),
+            error_code: code.to_owned(),
+            message: message.to_owned(),
+        };
+        self.send(id, error.into()).await;
+    }
+
+    async fn preparation(
+        &self,
+        session_id: &str,
+        state: PreparationState,
+        error: Option<(&str, String)>,
+    ) {
+        let (error_code, error) = match error {
+            Some((code, message)) => (Some(code.to_owned()), Some(message)),
+            None => (None, None),
+        };
+        let status = PreparationStatus {
+            session_id: session_id.to_owned(),
+            state,
+            error_code,
+            error,
+        };
+        self.send(Some(session_id.to_owned()), status.into()).await;
+    }
+
+    async fn prepare(&self, request: ExecutionPrepare) {
+        let ExecutionPrepare {
+            session_id,
+            configuration,
+        } = request;
+        // Preparing twice is answered from the executor already held: Core may resend a
+        // preparation it never saw answered.
+        if self.sessions.executor(&session_id).is_some() {
+            return self
+                .preparation(&session_id, PreparationState::Ready, None)
+                .await;
+        }
+        if !is_safe_dir_name(&session_id) {
+            let why = "a session id may hold only letters, digits, `_` and `-`".to_owned();
+            return self
+                .preparation(
+                    &session_id,
+                    PreparationState::Failed,
+                    Some(("invalid_session_id", why)),
+                )
+                .await;
+        }
+        self.preparation(&session_id, PreparationState::Preparing, None)
+            .await;
+        let Some(adapter) = self.registry.adapter(configuration.harness) else {
+            let error = AdapterError::Unavailable(format!(
+                "this Runtime has no adapter for {:?}",
+                configuration.harness
+            ));
+            return self
+                .preparation(
+                    &session_id,
+                    PreparationState::Failed,
+                    Some((error.code(), error.to_string())),
+                )
+                .await;
+        };
+        let request = PrepareRequest {
+            session_id: session_id.clone(),
+            configuration,
+            state_dir: self.options.state_root.join(&session_id),
+        };
+        match adapter.prepare(request).await {
+            Ok(executor) => {
+                self.sessions.insert(&session_id, Arc::from(executor));
+                self.preparation(&session_id, PreparationState::Ready, None)
+                    .await;
+            }
+            Err(error) => {
+                self.preparation(
+                    &session_id,
+                    PreparationState::Failed,
+                    Some((error.code(), error.to_string())),
+                )
+                .await;
+            }
+        }
+    }
+
+    /// Registers the Run before returning, so a frame for it that arrives while the Turn is
+    /// still starting waits for it instead of finding nothing.
+    fn start(self: Arc<Self>, id: Option<String>, start: ExecutionStart) {
+        let run_id = start.run_id.clone();
+        let Some(publish) = self.sessions.run_starting(&run_id) else {
+            tokio::spawn(async move {
+                self.protocol_error(
+                    id,
+                    "execution_start",
+                    "run_in_progress",
+                    "this Run already started",
+                )
+                .await
+            });
+            return;
+        };
+        tokio::spawn(async move {
+            let Some(executor) = self.sessions.executor(&start.session_id) else {
+                self.sessions.run_finished(&run_id);
+                let error = (
+                    "session_not_prepared",
+                    "the Session is not prepared on this Runtime",
+                );
+                return self.fail_run(&run_id, error.0, error.1).await;
+            };
+            self.sessions.turn_started(&start.session_id);
+            let turn = executor
+                .start_turn(TurnRequest {
+                    run_id: run_id.clone(),
+                    turn_id: start.turn_id,
+                    input: start.input,
+                })
+                .await;
+            let mut turn = match turn {
+                Ok(turn) => turn,
+                Err(error) => {
+                    self.sessions.run_finished(&run_id);
+                    self.sessions.turn_ended(&start.session_id);
+                    return self
+                        .fail_run(&run_id, error.code(), &error.to_string())
+                        .await;
+                }
+            };
+            let _ = publish.send(Some(turn.control.clone()));
+            while let Some(event) = turn.events.recv().await {
+                let terminal = event.is_terminal();
+                for message in event.into_messages() {
+                    self.send(Some(run_id.clone()), message).await;
+                }
+                if terminal {
+                    break;
+                }
+            }
+            self.sessions.run_finished(&run_id);
+            self.sessions.turn_ended(&start.session_id);
+        });
+    }
+
+    /// A Turn that never started still ends like any failed Turn: `error`, then `done`.
+    async fn fail_run(&self, run_id: &str, code: &str, message: &str) {
+        let error = ErrorEvent {
+            code: code.to_owned(),
+            message: message.to_owned(),
+            http_status: None,
+        };
+        self.send(Some(run_id.to_owned()), error.into()).await;
+        let done = Done {
+            outcome: TurnOutcome::Failed,
+            usage: None,
+        };
+        self.send(Some(run_id.to_owned()), done.into()).await;
+    }
+
+    async fn function_result(&self, id: Option<String>, result: FunctionResult) {
+        let receipt = match self
+            .sessions
+            .control(id.as_deref().unwrap_or_default())
+            .await
+        {
+            Some(control) => {
+                control
+                    .submit_function_result(&result.call_id, result.content())
+                    .await
+            }
+            None => Receipt::refused(
+                AdapterError::NoActiveTurn.code(),
+                "no Turn of this Run is running on this Runtime",
+            ),
+        };
+        self.send(id, receipt.into_ack(result.delivery_id).into())
+            .await;
+    }
+
+    async fn steer(&self, id: Option<String>, steer: PromptSteer) {
+        let outcome = match self
+            .sessions
+            .control(id.as_deref().unwrap_or_default())
+            .await
+        {
+            Some(control) => control.steer(steer.input).await,
+            None => Err(AdapterError::NoActiveTurn),
+        };
+        let ack = match outcome {
+            Ok(()) => PromptSteerAck {
+                input_id: steer.input_id,
+                accepted: true,
+                error_code: None,
+                error: None,
+            },
+            Err(error) => PromptSteerAck {
+                input_id: steer.input_id,
+                accepted: false,
+                error_code: Some(error.code().to_owned()),
+                error: Some(error.to_string()),
+            },
+        };
+        self.send(id, ack.into()).await;
+    }
+
+    /// A cancel has no ack of its own: the Turn's `done{cancelled}` settles it. Only a cancel
+    /// that cannot be routed, or that the harness refused, is reported.
+    async fn cancel(&self, id: Option<String>) {
+        let outcome = match self
+            .sessions
+            .control(id.as_deref().unwrap_or_default())
+            .await
+        {
+            Some(control) => control.cancel().await,
+            None => Err(AdapterError::NoActiveTurn),
+        };
+        if let Err(error) = outcome {
+            self.protocol_error(id, "prompt_cancel", error.code(), &error.to_string())
+                .await;
+        }
+    }
+
+    async fn release(&self, session_id: String) {
+        if let Some(executor) = self.sessions.remove(&session_id) {
+            // Evicting refuses a Session mid-Turn; then the Turn's task holds the last
+            // reference and the process is killed when that Turn ends and drops it.
+            let _ = executor.evict().await;
+        }
+        self.preparation(&session_id, PreparationState::Released, None)
+            .await;
+    }
+}
+
+/// Session ids name directories, so only a safe alphabet is accepted.
+fn is_safe_dir_name(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}

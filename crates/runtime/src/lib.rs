@@ -1,0 +1,34 @@
+//! The Runtime: runs Sessions on native harnesses behind the Core–Runtime protocol.
+//!
+//! Core never talks to a harness. It sends protocol frames (`execution_prepare`,
+//! `execution_start`, `function_result`, …) to a Runtime, which drives the harness's adapter and
+//! answers with frames (`preparation_status`, output, `done`, receipts). The pieces:
+//!
+//! - [`install`]: the pinned npm package and native executable of each harness (one table).
+//! - [`locate`]: where an executable is (environment, data dir, then the repository).
+//! - [`probe`]: whether it runs and is the pinned version; shared with `switchboard harness`.
+//! - [`advertise`]: a heartbeat entry, capabilities narrowed to the harness declaration.
+//! - [`registry`]: the adapters this Runtime runs, and the heartbeat built from them.
+//! - [`sessions`]: prepared executors (evicted when idle) and running Turns.
+//! - [`frame_loop`]: the frame handling every transport shares.
+//! - [`local`]: [`LocalRuntime`], the in-process transport (two channels).
+//! - [`remote`]: [`run_remote`], the WebSocket transport that dials Core.
+
+pub mod advertise;
+pub mod frame_loop;
+pub mod install;
+pub mod local;
+pub mod locate;
+pub mod probe;
+pub mod registry;
+pub mod remote;
+pub mod sessions;
+
+pub use frame_loop::{RuntimeOptions, serve_frames};
+pub use install::HarnessInstall;
+pub use local::LocalRuntime;
+pub use locate::Locator;
+pub use probe::{Installation, Status, probe};
+pub use registry::Registry;
+pub use remote::{RemoteError, RemoteOptions, run_remote};
+pub use sessions::Notice;
