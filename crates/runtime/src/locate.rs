@@ -130,6 +130,9 @@ impl Locator {
 
 /// The source checkout this crate was built from, when it still exists (development builds).
 fn dev_repo_root() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .ok()?;
     root.join(".harnesses").is_dir().then_some(root)
 }

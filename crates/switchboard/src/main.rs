@@ -1,5 +1,6 @@
 //! `switchboard`: one binary for the server, its key management and the offline mock model.
 
+mod harness;
 mod keys;
 mod serve;
 
@@ -24,6 +25,8 @@ enum Command {
     Keys(keys::KeysArgs),
     /// Run the scripted, deterministic mock model provider on loopback.
     MockModel(switchboard_mock_model::cli::MockModelArgs),
+    /// Install the pinned native harnesses and show what the Runtime will find.
+    Harness(harness::HarnessArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -43,6 +46,7 @@ fn main() -> anyhow::Result<()> {
             Command::Serve(a) => serve::run(a).await,
             Command::Keys(a) => keys::run(a).await,
             Command::MockModel(a) => switchboard_mock_model::cli::run(a).await,
+            Command::Harness(a) => harness::run(a).await,
         }
     })
 }
