@@ -15,7 +15,7 @@ use crate::answer::{Answer, Block, id_suffix, split_deltas};
 use crate::delivery::Rendered;
 use crate::request::{
     AnswerSchema, Item, ItemKind, OfferedTool, Protocol, RequestView, ToolOutput, content_text,
-    deferred_tool_names, optional_array, require_objects,
+    deferred_tool_names, is_deferred, optional_array, require_objects,
 };
 use crate::sse;
 use crate::usage::count_members;
@@ -77,6 +77,7 @@ pub fn parse(body: &Value) -> Result<RequestView, String> {
             namespace: None,
             // Server tools (web search …) have a `type` and no schema: not callable here.
             schema: tool.get("input_schema").cloned(),
+            deferred: is_deferred(tool),
         })
         .collect();
 

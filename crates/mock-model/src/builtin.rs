@@ -32,7 +32,12 @@ pub const HARNESS_TOOLS: &[&str] = &[
     "spawn_agent",
     "send_input",
     "wait",
+    "wait_agent",
+    "resume_agent",
     "close_agent",
+    "get_goal",
+    "create_goal",
+    "update_goal",
     "list_mcp_resources",
     "list_mcp_resource_templates",
     "read_mcp_resource",
@@ -65,6 +70,9 @@ pub const HARNESS_TOOLS: &[&str] = &[
     "ToolSearch",
     "StructuredOutput",
 ];
+
+/// Namespaces of Codex's own tools (its sub-agent tools live in `multi_agent_v1`).
+pub const HARNESS_NAMESPACE_PREFIXES: &[&str] = &["multi_agent"];
 
 /// Claude Code's tool-loading tool (ENABLE_TOOL_SEARCH).
 pub const TOOL_SEARCH: &str = "ToolSearch";
@@ -122,9 +130,19 @@ pub fn structured(view: &RequestView, value: Value) -> Answer {
     }
 }
 
-/// The first offered function the harness did not bring itself.
+/// The first offered function the harness did not bring itself and that is loaded (a
+/// deferred tool is reached through `ToolSearch` instead).
 fn first_function(view: &RequestView) -> Option<&OfferedTool> {
     view.tools
         .iter()
-        .find(|t| t.is_function() && !HARNESS_TOOLS.contains(&t.name.as_str()))
+        .find(|t| t.is_function() && !t.deferred && !is_harness_tool(t))
+}
+
+fn is_harness_tool(tool: &OfferedTool) -> bool {
+    let in_harness_namespace = tool.namespace.as_deref().is_some_and(|ns| {
+        HARNESS_NAMESPACE_PREFIXES
+            .iter()
+            .any(|prefix| ns.starts_with(prefix))
+    });
+    in_harness_namespace || HARNESS_TOOLS.contains(&tool.name.as_str())
 }

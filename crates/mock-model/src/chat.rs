@@ -56,6 +56,7 @@ pub fn parse(body: &Value) -> Result<RequestView, String> {
                     .unwrap_or_default()
                     .to_owned(),
                 namespace: None,
+                deferred: false,
                 schema: function.map(|f| {
                     f.get("parameters")
                         .cloned()

@@ -74,6 +74,10 @@ pub struct OfferedTool {
     pub namespace: Option<String>,
     /// Its JSON schema for arguments, when it is a callable function.
     pub schema: Option<Value>,
+    /// `defer_loading: true`: only named until tool search loads it, so calling it straight
+    /// away fails. It stays deferred in later requests; a `tool_reference` result is what
+    /// says it was loaded.
+    pub deferred: bool,
 }
 
 impl OfferedTool {
@@ -92,6 +96,7 @@ impl OfferedTool {
         }
     }
 
+    /// A function tool: it has an argument schema (server tools have none).
     pub fn is_function(&self) -> bool {
         self.schema.is_some()
     }
@@ -218,6 +223,11 @@ fn required_model(body: &Value) -> Result<String, String> {
     }
 }
 
+/// Whether a tool declaration carries `defer_loading: true`.
+pub fn is_deferred(tool: &Value) -> bool {
+    tool.get("defer_loading").and_then(Value::as_bool) == Some(true)
+}
+
 /// Reads an optional array member, rejecting other types.
 pub fn optional_array<'a>(body: &'a Value, key: &str) -> Result<&'a [Value], String> {
     match body.get(key) {
@@ -235,12 +245,19 @@ pub fn require_objects(items: &[Value], key: &str) -> Result<(), String> {
     }
 }
 
-/// Tool names Claude Code announces as deferred ("… available via ToolSearch …: mcp__a__b").
-/// Only MCP tools are deferred, so names are the `mcp__` words on lines mentioning ToolSearch.
+/// The phrase with which Claude Code announces deferred tools, in a mid-conversation system
+/// message: "The following deferred tools are now available via ToolSearch. … load tool
+/// schemas before calling them:" followed by the names, one per line.
+const DEFERRED_ANNOUNCEMENT: &str = "available via ToolSearch";
+
+/// Tool names Claude Code announces as loadable through `ToolSearch`. Only MCP tools are
+/// deferred, so the names are the `mcp__…` words after the announcement.
 pub fn deferred_tool_names(text: &str) -> Vec<String> {
-    text.lines()
-        .filter(|line| line.contains("ToolSearch"))
-        .flat_map(|line| line.split(|c: char| c.is_whitespace() || c == ',' || c == ':'))
+    let Some(at) = text.find(DEFERRED_ANNOUNCEMENT) else {
+        return Vec::new();
+    };
+    text[at..]
+        .split(|c: char| c.is_whitespace() || c == ',' || c == ':')
         .map(|word| word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-')))
         .filter(|word| word.starts_with("mcp__"))
         .map(str::to_owned)
@@ -257,6 +274,7 @@ mod tests {
             name: "get_weather".into(),
             namespace: Some("mcp__lab".into()),
             schema: None,
+            deferred: false,
         };
         assert!(tool.answers_to("get_weather"));
         assert!(tool.answers_to("mcp__lab__get_weather"));
@@ -264,11 +282,13 @@ mod tests {
     }
 
     #[test]
-    fn deferred_tools_are_read_from_toolsearch_lines() {
-        let text = "The following deferred tools are now available via ToolSearch: mcp__sdklab__get_weather, mcp__lab__x.\nmcp__not__this";
+    fn deferred_tools_are_read_after_the_announcement() {
+        // As claude 2.1.332 sends it: the names on the lines after the announcement.
+        let text = "Notes mention mcp__not__this.\nThe following deferred tools are now available via ToolSearch. Their schemas are NOT loaded. Use ToolSearch with query \"select:<name>[,<name>...]\" to load tool schemas before calling them:\nmcp__sdklab__get_weather\nmcp__lab__x";
         assert_eq!(
             deferred_tool_names(text),
             vec!["mcp__sdklab__get_weather", "mcp__lab__x"]
         );
+        assert!(deferred_tool_names("mcp__a__b without announcement").is_empty());
     }
 }

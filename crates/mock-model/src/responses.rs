@@ -16,8 +16,8 @@ use serde_json::{Map, Value, json};
 use crate::answer::{Answer, Block, Call, id_suffix, split_deltas};
 use crate::delivery::Rendered;
 use crate::request::{
-    AnswerSchema, Item, ItemKind, OfferedTool, Protocol, RequestView, content_text, optional_array,
-    require_objects,
+    AnswerSchema, Item, ItemKind, OfferedTool, Protocol, RequestView, content_text, is_deferred,
+    optional_array, require_objects,
 };
 use crate::sse;
 use crate::usage::count_members;
@@ -123,6 +123,7 @@ fn offered(tool: &Value, namespace: Option<String>) -> OfferedTool {
             .unwrap_or_default()
             .to_owned(),
         namespace,
+        deferred: is_deferred(tool),
         schema: is_function.then(|| {
             tool.get("parameters")
                 .cloned()

@@ -15,10 +15,16 @@ fn codex_prefix(user_text: &str) -> Vec<Value> {
 }
 
 fn codex_tools() -> Value {
-    // Codex's own tools come first; the default must skip them and call the dynamic tool.
+    // Codex's own tools come first (as codex 0.171 sends them); the default must skip them and
+    // call the dynamic tool.
+    let own = |name: &str| {
+        json!({"type": "function", "name": name, "strict": false,
+        "parameters": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}})
+    };
     json!([
-        {"type": "function", "name": "exec_command", "strict": false,
-         "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}, "required": ["cmd"]}},
+        own("exec_command"), own("write_stdin"), own("request_user_input"), own("view_image"),
+        {"type": "namespace", "name": "multi_agent_v1", "tools": [own("close_agent"), own("resume_agent")]},
+        own("get_goal"), own("create_goal"), own("update_goal"),
         responses_tool("get_weather"),
     ])
 }
