@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod fake_core;
 pub mod fake_responses;
 
 use std::path::{Path, PathBuf};
