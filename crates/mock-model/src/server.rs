@@ -142,47 +142,58 @@ async fn handle(
     };
     // Parsed once: the view borrows it, then the journal entry takes it.
     let parsed = parse_json(&bytes);
-
-    let shape = shape_for(&parts);
-    match route(&parts.method, parts.uri.path()) {
-        Route::Model(protocol) => model_call(&shared, entry, protocol, &bytes, parsed).await,
+    let (method, path) = (parts.method.to_string(), parts.uri.path().to_owned());
+    let response = match route(&parts.method, &path) {
+        Route::Model(protocol) => {
+            return model_call(&shared, entry, protocol, &bytes, parsed).await;
+        }
+        Route::CountTokens => count_tokens(&shared, entry, &bytes, parsed),
         Route::Root => {
             add_body(&mut entry, &bytes, parsed.ok());
-            Ok(reply(&shared, entry, delivery::empty(StatusCode::OK)))
+            reply(&shared, entry, delivery::empty(StatusCode::OK))
         }
         Route::Models => {
             add_body(&mut entry, &bytes, parsed.ok());
             let list = json!({"object": "list", "data": []});
-            Ok(reply_json(&shared, entry, StatusCode::OK, list))
+            reply_json(&shared, entry, StatusCode::OK, list)
         }
-        Route::CountTokens => {
-            let counted = parsed.and_then(|body| match body.is_object() {
-                true => Ok((count_members(&body, anthropic::PROMPT_MEMBERS), body)),
-                false => Err(RequestError::Malformed(
-                    "request body must be a JSON object".into(),
-                )),
-            });
-            match counted {
-                Ok((tokens, body)) => {
-                    add_body(&mut entry, &bytes, Some(body));
-                    let count = json!({"input_tokens": tokens});
-                    Ok(reply_json(&shared, entry, StatusCode::OK, count))
-                }
-                Err(error) => {
-                    add_body(&mut entry, &bytes, None);
-                    Ok(refuse(&shared, entry, ErrorShape::Anthropic, &error))
-                }
-            }
-        }
-        Route::MethodNotAllowed | Route::NotFound => {
+        Route::MethodNotAllowed => {
             add_body(&mut entry, &bytes, parsed.ok());
-            let (method, path) = (parts.method.to_string(), parts.uri.path().to_owned());
-            let error = match route(&parts.method, parts.uri.path()) {
-                Route::NotFound => RequestError::NotFound { method, path },
-                _ => RequestError::MethodNotAllowed { method, path },
-            };
-            Ok(refuse(&shared, entry, shape, &error))
+            let error = RequestError::MethodNotAllowed { method, path };
+            refuse(&shared, entry, shape_for(&parts), &error)
         }
+        Route::NotFound => {
+            add_body(&mut entry, &bytes, parsed.ok());
+            let error = RequestError::NotFound { method, path };
+            refuse(&shared, entry, shape_for(&parts), &error)
+        }
+    };
+    Ok(response)
+}
+
+/// `POST /v1/messages/count_tokens`: the prompt's input tokens, counted like a Messages call's.
+fn count_tokens(
+    shared: &Shared,
+    mut entry: Map<String, Value>,
+    bytes: &Bytes,
+    parsed: Result<Value, RequestError>,
+) -> Response<Body> {
+    let counted = match &parsed {
+        Ok(body) if body.is_object() => Ok(count_members(body, anthropic::PROMPT_MEMBERS)),
+        Ok(_) => Err(RequestError::Malformed(
+            "request body must be a JSON object".into(),
+        )),
+        Err(error) => Err(RequestError::Malformed(error.to_string())),
+    };
+    add_body(&mut entry, bytes, parsed.ok());
+    match counted {
+        Ok(tokens) => reply_json(
+            shared,
+            entry,
+            StatusCode::OK,
+            json!({"input_tokens": tokens}),
+        ),
+        Err(error) => refuse(shared, entry, ErrorShape::Anthropic, &error),
     }
 }
 
