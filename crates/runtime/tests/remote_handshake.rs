@@ -51,10 +51,10 @@ async fn handshake_heartbeat_and_frames_over_websocket() {
     let release = ExecutionRelease {
         session_id: "sess_x".into(),
     };
-    core.send(Command::Frame(Envelope::new(
+    core.send(Command::Frame(Box::new(Envelope::new(
         Some("sess_x".into()),
         release.into(),
-    )));
+    ))));
     let frame = core.next_non_heartbeat().await;
     assert_eq!(frame.id.as_deref(), Some("sess_x"));
     let RuntimeToCore::PreparationStatus(status) = frame.message else {

@@ -25,7 +25,7 @@ pub enum Answer {
 
 /// What the test can make the fake Core do.
 pub enum Command {
-    Frame(Envelope<CoreToRuntime>),
+    Frame(Box<Envelope<CoreToRuntime>>),
     /// Text sent as is (to send frames that do not decode).
     Raw(String),
     Close,
