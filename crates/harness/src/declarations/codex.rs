@@ -39,7 +39,13 @@ pub static CODEX: Declaration = Declaration {
         json_schema: true,
         binary64_output_schema: false,
     },
-    // The spec declares discovery only for Claude Code.
+    // Off: deferred functions do not work on codex 0.171.0 as the adapter drives it (checked
+    // against the real binary). `thread/start` refuses a top-level dynamic tool with
+    // `deferLoading` ("deferred dynamic tool must include a namespace"); inside a
+    // `{type: "namespace"}` spec it is hidden from the model, but codex offers its client
+    // `tool_search` tool only when the model's catalog entry has `supports_search_tool`, which a
+    // custom provider's model (e.g. `gpt-fake`) lacks unless a `model_catalog_json` supplies a
+    // full entry for it. `features.tool_search=true` alone does not offer it.
     tool_search: false,
     message_input: MessageInput {
         images: true,
