@@ -1,75 +1,12 @@
-"""Fixtures for the mock model suite: a real `switchboard mock-model` process on an ephemeral
-port, started the way the README's offline demo and users' CI start it, and the official
-`openai` and `anthropic` SDKs pointed at it.
+"""Fixtures for the mock model suite: a real `switchboard mock-model` process per test, started
+the way the README's offline demo and users' CI start it (see mock_support.py).
 
-The command is `$SWITCHBOARD_BIN mock-model` (SWITCHBOARD_BIN defaults to
-target/debug/switchboard); SWITCHBOARD_MOCK_MODEL_CMD replaces the whole command (for example
-`target/debug/examples/mock_model`)."""
+This folder is a package (it has an `__init__.py`) so this conftest does not shadow the SDK
+suite's own top-level `conftest` module."""
 
-import json
-import os
-import pathlib
-import shlex
-import subprocess
-
-import anthropic
-import openai
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[3]
-
-
-def mock_model_command() -> list:
-    override = os.environ.get("SWITCHBOARD_MOCK_MODEL_CMD")
-    if override:
-        return shlex.split(override)
-    binary = os.environ.get("SWITCHBOARD_BIN", str(ROOT / "target" / "debug" / "switchboard"))
-    return [binary, "mock-model"]
-
-
-class MockModel:
-    """A running mock: its base URL (first stdout line) and its journal file."""
-
-    def __init__(self, tmp: pathlib.Path, scenario=None, extra=()):
-        self.journal_path = tmp / "journal.jsonl"
-        args = ["--listen", "127.0.0.1:0", "--journal", str(self.journal_path), *extra]
-        if scenario is not None:
-            script = tmp / "scenario.json"
-            script.write_text(json.dumps(scenario))
-            args += ["--script", str(script)]
-        self.proc = subprocess.Popen(
-            mock_model_command() + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-        # The first line is the base URL, flushed before serving: no polling needed.
-        self.first_line = self.proc.stdout.readline()
-        assert self.first_line.startswith("http://127.0.0.1:"), (
-            self.first_line,
-            self.proc.stderr.read() if self.proc.poll() is not None else "",
-        )
-        self.base_url = self.first_line.strip()
-
-    def journal(self) -> list:
-        """Every request so far. Entries are written before their reply is sent."""
-        with open(self.journal_path) as f:
-            return [json.loads(line) for line in f]
-
-    def openai(self) -> openai.OpenAI:
-        return openai.OpenAI(base_url=self.base_url + "/v1", api_key="dummy", max_retries=0)
-
-    def anthropic(self) -> anthropic.Anthropic:
-        return anthropic.Anthropic(base_url=self.base_url, api_key="dummy", max_retries=0)
-
-    def stop(self) -> int:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc.stdout.close()
-        self.proc.stderr.close()
-        return self.proc.returncode
+from .mock_support import MockModel
 
 
 @pytest.fixture
@@ -93,11 +30,3 @@ def start_mock(tmp_path):
 def mock(start_mock):
     """A mock with the built-in default behaviour."""
     return start_mock()
-
-
-WEATHER_TOOL_SCHEMA = {
-    "type": "object",
-    "properties": {"city": {"type": "string"}},
-    "required": ["city"],
-    "additionalProperties": False,
-}

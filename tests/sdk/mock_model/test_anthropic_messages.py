@@ -5,8 +5,7 @@ import urllib.request
 import anthropic
 import pytest
 
-from conftest import WEATHER_TOOL_SCHEMA
-from tokens import count_tokens
+from .mock_support import WEATHER_TOOL_SCHEMA, count_tokens
 
 TOOLS = [{"name": "mcp__lab__get_weather", "description": "Get weather", "input_schema": WEATHER_TOOL_SCHEMA}]
 

@@ -4,8 +4,7 @@ import json
 
 from pydantic import BaseModel
 
-from conftest import WEATHER_TOOL_SCHEMA
-from tokens import count_tokens
+from .mock_support import WEATHER_TOOL_SCHEMA, count_tokens
 
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": WEATHER_TOOL_SCHEMA}}]
 

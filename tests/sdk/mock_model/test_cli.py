@@ -4,7 +4,7 @@ import json
 import signal
 import subprocess
 
-from conftest import mock_model_command
+from .mock_support import mock_model_command
 
 
 def test_the_first_line_is_the_base_url(mock):

@@ -6,8 +6,7 @@ import openai
 import pytest
 from pydantic import BaseModel
 
-from conftest import WEATHER_TOOL_SCHEMA
-from tokens import count_tokens
+from .mock_support import WEATHER_TOOL_SCHEMA, count_tokens
 
 TEXT = "The weather in Paris is sunny, 21 degrees."
 
