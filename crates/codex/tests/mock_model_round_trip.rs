@@ -11,11 +11,8 @@ use switchboard_protocol::{
     TurnRequest,
 };
 
-// Blocked on switchboard-mock-model: its built-in default treats codex 0.171.0's own
-// `multi_agent_v1` namespace tools (and `get_goal`/`create_goal`/`update_goal`) as caller
-// functions and calls `multi_agent_v1.resume_agent` instead of `get_weather`; they need adding
-// to its HARNESS_TOOLS. Run with `--ignored` once that lands.
-#[ignore = "mock-model default calls codex's own multi_agent_v1 tool"]
+// The mock model's built-in default skips codex 0.171.0's own tools (`multi_agent_v1`, goals,
+// `exec_command`), so its "first offered function" is the caller's `get_weather`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mock_model_default_plays_one_function_round_trip() {
     let Some(binary) = codex_binary("mock_model_default_plays_one_function_round_trip") else {
