@@ -77,36 +77,62 @@ async fn run(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>) {
 }
 
 /// Runs every job in one transaction; on a failed commit every job fails.
+///
+/// The fast path runs all jobs back to back with no savepoints (failures are rare, and each
+/// statement is a round trip to SQLite's worker thread). If any job fails, the whole attempt is
+/// rolled back and the batch runs again with one savepoint per job, so the failure stays its own.
 async fn commit_batch(conn: &mut SqliteConnection, jobs: &[Job]) -> Vec<Result<Vec<u64>>> {
-    if let Err(e) = sqlx::raw_sql("BEGIN IMMEDIATE").execute(&mut *conn).await {
-        return jobs
-            .iter()
-            .map(|_| Err(StoreError::Batch(e.to_string())))
-            .collect();
+    if let Err(e) = begin(conn).await {
+        return fail_all(jobs, &e);
     }
-    let mut outcomes = Vec::with_capacity(jobs.len());
-    if let [job] = jobs {
-        // A lone job needs no savepoint: the transaction itself is its unit.
-        let outcome = run_statements(conn, &job.statements).await;
-        if let Err(e) = outcome {
+    let outcomes = match run_all(conn, jobs).await {
+        Ok(counts) => counts.into_iter().map(Ok).collect(),
+        Err(e) => {
             let _ = sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await;
-            return vec![Err(e.into())];
+            if let [_] = jobs {
+                return vec![Err(e.into())];
+            }
+            if let Err(e) = begin(conn).await {
+                return fail_all(jobs, &e);
+            }
+            let mut outcomes = Vec::with_capacity(jobs.len());
+            for job in jobs {
+                outcomes.push(run_job(conn, &job.statements).await);
+            }
+            outcomes
         }
-        outcomes.push(outcome.map_err(StoreError::from));
-    } else {
-        for job in jobs {
-            outcomes.push(run_job(conn, &job.statements).await);
-        }
-    }
+    };
     match sqlx::raw_sql("COMMIT").execute(&mut *conn).await {
         Ok(_) => outcomes,
         Err(e) => {
             let _ = sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await;
-            jobs.iter()
-                .map(|_| Err(StoreError::Batch(e.to_string())))
-                .collect()
+            fail_all(jobs, &e)
         }
     }
+}
+
+async fn run_all(
+    conn: &mut SqliteConnection,
+    jobs: &[Job],
+) -> std::result::Result<Vec<Vec<u64>>, sqlx::Error> {
+    let mut counts = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        counts.push(run_statements(conn, &job.statements).await?);
+    }
+    Ok(counts)
+}
+
+async fn begin(conn: &mut SqliteConnection) -> std::result::Result<(), sqlx::Error> {
+    sqlx::raw_sql("BEGIN IMMEDIATE")
+        .execute(&mut *conn)
+        .await
+        .map(|_| ())
+}
+
+fn fail_all(jobs: &[Job], e: &sqlx::Error) -> Vec<Result<Vec<u64>>> {
+    jobs.iter()
+        .map(|_| Err(StoreError::Batch(e.to_string())))
+        .collect()
 }
 
 /// One job of a larger batch, inside its own savepoint so that its failure rolls back alone.
