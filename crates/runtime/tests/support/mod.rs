@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod fake_core;
+// The same scripted provider the codex adapter's tests use: one copy, shared by path.
+#[path = "../../../codex/tests/support/fake_responses.rs"]
 pub mod fake_responses;
 
 use std::path::{Path, PathBuf};
