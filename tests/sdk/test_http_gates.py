@@ -95,6 +95,7 @@ def test_unknown_member_by_exact_name(raw):
     assert status == 400
     err = error_of(resp)
     assert err["message"] == "Unknown parameter: 'Model'." and err["param"] == "Model"
+    assert err["code"] == "unknown_parameter"
     status, _, resp = raw.request("POST", "/agents", body={"model": "m", "tool_choice": "auto"})
     assert error_of(resp)["message"] == "Unknown parameter: 'tool_choice'."
 
@@ -105,6 +106,7 @@ def test_invalid_member_has_json_path_param(raw):
     assert status == 400
     err = error_of(resp)
     assert err["param"] == "tools[0].defer_loading"
+    assert err["code"] == "invalid_type"
     assert err["message"] == "Invalid type for 'tools[0].defer_loading': expected a boolean, but got null instead."
 
 
@@ -112,6 +114,7 @@ def test_list_limit_bounds(raw):
     status, _, resp = raw.request("GET", "/agents?limit=0")
     assert status == 400
     assert error_of(resp)["message"] == "Invalid 'limit': integer below minimum value. Expected a value >= 1, but got 0 instead."
+    assert error_of(resp)["code"] == "integer_below_min_value"
     status, _, resp = raw.request("GET", "/agents?limit=101")
     assert status == 400 and error_of(resp)["param"] == "limit"
     status, _, resp = raw.request("GET", "/agents?order=sideways")

@@ -37,7 +37,7 @@ impl From<ApiError> for Failure {
 impl From<ValidationError> for Failure {
     fn from(e: ValidationError) -> Self {
         Failure(ApiError::new(
-            ErrorCode::InvalidRequest(validation_code(&e.message)),
+            ErrorCode::InvalidRequest(e.code),
             e.param,
             e.message,
         ))
@@ -60,21 +60,6 @@ impl From<crate::secrets::SecretError> for Failure {
             "Credential storage is unavailable.",
         ))
     }
-}
-
-/// The OpenAI-style `code` of a protocol validation error, named by the rule that failed.
-fn validation_code(message: &str) -> &'static str {
-    const RULES: [(&str, &str); 5] = [
-        ("Missing required parameter", "missing_required_parameter"),
-        ("Unknown parameter", "unknown_parameter"),
-        ("Invalid type for", "invalid_type"),
-        ("Invalid value", "invalid_value"),
-        ("Invalid '", "invalid_value"),
-    ];
-    RULES
-        .iter()
-        .find(|(p, _)| message.starts_with(p))
-        .map_or("invalid_request_error", |(_, c)| c)
 }
 
 impl IntoResponse for Failure {

@@ -1,15 +1,21 @@
 //! The one error the execution parser returns: a protocol validation failure.
 //!
 //! Every failure is a 400 `invalid_request_error` at the HTTP edge; `param` is the JSON path of
-//! the offending member (or `None` for whole-request rules such as duplicate tool names).
+//! the offending member (or `None` for whole-request rules such as duplicate tool names), and
+//! `code` names the rule that failed (`missing_required_parameter`, `unknown_parameter`,
+//! `invalid_type`, `invalid_value`, ...), set where the message is written (`messages.rs`).
 
 use thiserror::Error;
+
+/// The code of a rule that has no more specific one.
+pub const GENERIC_CODE: &str = "invalid_request_error";
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{message}")]
 pub struct ValidationError {
     pub param: Option<String>,
     pub message: String,
+    pub code: &'static str,
 }
 
 impl ValidationError {
@@ -17,6 +23,13 @@ impl ValidationError {
         ValidationError {
             param: param.into(),
             message: message.into(),
+            code: GENERIC_CODE,
         }
+    }
+
+    /// The same error under the code of a more specific rule.
+    pub fn with_code(mut self, code: &'static str) -> Self {
+        self.code = code;
+        self
     }
 }

@@ -37,26 +37,8 @@ pub mod kind {
     pub const STRING_MAP: &str = "an object with string keys and string values";
 }
 
-/// The official name of a JSON value's kind, as used after "but got".
-///
-/// Integers are told from other numbers by their spelling, never by range: with
-/// `arbitrary_precision` a 30-digit integer is still an integer the caller wrote.
-pub fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if is_integer_literal(n) => "an integer",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-/// True when the number was written without a fraction or exponent.
-pub fn is_integer_literal(n: &Number) -> bool {
-    !n.to_string().contains(['.', 'e', 'E'])
-}
+/// One naming of JSON kinds for the body gate and the parser.
+pub use switchboard_wire::body::{is_integer_literal, json_kind};
 
 /// True when `text` may be repeated in a message: at most [`MAX_ECHO_BYTES`] of printable
 /// characters.
@@ -145,6 +127,7 @@ pub fn missing(path: &str) -> ValidationError {
         |p| format!("Missing required parameter: '{p}'."),
         || "Missing required parameter.".to_string(),
     )
+    .with_code("missing_required_parameter")
 }
 
 pub fn unknown(path: &str) -> ValidationError {
@@ -153,6 +136,7 @@ pub fn unknown(path: &str) -> ValidationError {
         |p| format!("Unknown parameter: '{p}'."),
         || "Unknown parameter.".to_string(),
     )
+    .with_code("unknown_parameter")
 }
 
 pub fn invalid_type(path: &str, expected: &str, got: &Value) -> ValidationError {
@@ -162,6 +146,7 @@ pub fn invalid_type(path: &str, expected: &str, got: &Value) -> ValidationError 
         |p| format!("Invalid type for '{p}': expected {expected}, but got {got} instead."),
         || format!("Invalid type: expected {expected}, but got {got} instead."),
     )
+    .with_code("invalid_type")
 }
 
 /// An enum member outside its supported values. The param stays the path even when the value
@@ -173,7 +158,7 @@ pub fn invalid_value(path: &str, value: &str, supported: &[&str]) -> ValidationE
     } else {
         format!("Invalid value. Supported values are: {list}.")
     };
-    rule(path, &message)
+    rule(path, &message).with_code("invalid_value")
 }
 
 /// `got` is echoed when it is an integer a 64-bit machine word holds (as observed officially,
@@ -185,6 +170,7 @@ pub fn below_minimum(path: &str, min: u64, got: &Number) -> ValidationError {
         |p| format!("Invalid '{p}': integer below minimum value. Expected a value >= {min}{tail}."),
         || format!("Invalid value: integer below minimum value. Expected a value >= {min}{tail}."),
     )
+    .with_code("integer_below_min_value")
 }
 
 pub fn above_maximum(path: &str, max: u64, got: &Number) -> ValidationError {
@@ -194,6 +180,7 @@ pub fn above_maximum(path: &str, max: u64, got: &Number) -> ValidationError {
         |p| format!("Invalid '{p}': integer above maximum value. Expected a value <= {max}{tail}."),
         || format!("Invalid value: integer above maximum value. Expected a value <= {max}{tail}."),
     )
+    .with_code("integer_above_max_value")
 }
 
 fn got_clause(got: &Number) -> String {
@@ -219,6 +206,7 @@ pub fn string_too_long(path: &str, max: usize, len: usize) -> ValidationError {
             )
         },
     )
+    .with_code("invalid_value")
 }
 
 pub fn empty_string(path: &str) -> ValidationError {
@@ -234,6 +222,7 @@ pub fn empty_string(path: &str) -> ValidationError {
                 .to_string()
         },
     )
+    .with_code("invalid_value")
 }
 
 pub fn too_many_properties(path: &str, max: usize, got: usize) -> ValidationError {
@@ -250,6 +239,7 @@ pub fn too_many_properties(path: &str, max: usize, got: usize) -> ValidationErro
             )
         },
     )
+    .with_code("invalid_value")
 }
 
 /// A property name over the limit (`metadata` keys). `object_path` names the object; the param
@@ -275,6 +265,7 @@ pub fn property_name_too_long(
             format!("Invalid property name in '{object_path}': a name is too long. {tail}"),
         )
     }
+    .with_code("invalid_value")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -347,6 +338,7 @@ pub fn blank_function_name(path: &str) -> ValidationError {
             "Invalid value: blank string. Expected a function name with at least one non-whitespace character.".to_string()
         },
     )
+    .with_code("invalid_value")
 }
 
 /// The tool list cap: 3 MiB of compact UTF-8 JSON (pinned SDK documentation).
@@ -364,6 +356,7 @@ pub fn tools_too_large(path: &str, max: usize, got: usize) -> ValidationError {
             )
         },
     )
+    .with_code("invalid_value")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -424,7 +417,7 @@ pub fn mcp_header_value(path: &str, name: &str) -> ValidationError {
     } else {
         "Invalid MCP header value: use visible ASCII characters, with spaces or tabs only between them.".to_string()
     };
-    rule(path, &message)
+    rule(path, &message).with_code("invalid_value")
 }
 
 /// Ours: two header names equal ignoring ASCII case.
@@ -466,6 +459,7 @@ pub fn provider_api_key_too_long(path: &str, max: usize, len: usize) -> Validati
             "Invalid '{path}': string too long. Expected a string of at most {max} bytes, but got a string of {len} bytes instead."
         ),
     )
+    .with_code("invalid_value")
 }
 
 pub fn provider_tokens_exceed_window(
@@ -479,6 +473,7 @@ pub fn provider_tokens_exceed_window(
             "Invalid '{path}': max_output_tokens exceeds context_window. Expected a value <= {context_window}, but got {max_output_tokens} instead."
         ),
     )
+    .with_code("invalid_value")
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use clap::{Args, Subcommand};
 use switchboard_core::auth;
 use switchboard_store::Store;
 
-use crate::serve::{now, open_store};
+use crate::serve::open_store;
+use switchboard_core::unix_now;
 
 #[derive(Args)]
 pub struct KeysArgs {
@@ -36,7 +37,7 @@ pub async fn run(args: KeysArgs) -> anyhow::Result<()> {
     match args.action {
         KeysAction::Create => {
             let secret = auth::generate_secret();
-            let rec = auth::record_for(&secret, now());
+            let rec = auth::record_for(&secret, unix_now());
             store.insert_api_key(&rec).await?;
             auth::touch_epoch(&args.data_dir)?;
             println!("{}\t{}", rec.id, secret);
@@ -50,7 +51,7 @@ pub async fn run(args: KeysArgs) -> anyhow::Result<()> {
             }
         }
         KeysAction::Revoke { id } => {
-            if !store.revoke_api_key(&id, now()).await? {
+            if !store.revoke_api_key(&id, unix_now()).await? {
                 anyhow::bail!("no active key with ID {id}");
             }
             auth::touch_epoch(&args.data_dir)?;

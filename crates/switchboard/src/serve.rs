@@ -30,12 +30,6 @@ fn parse_harness(s: &str) -> Result<HarnessId, String> {
         .ok_or_else(|| format!("unknown harness '{s}' (codex, claude_code, minimax_code)"))
 }
 
-pub fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 /// Opens (creating) the data directory and its store.
 pub async fn open_store(data_dir: &std::path::Path) -> anyhow::Result<SqliteStore> {
     std::fs::create_dir_all(data_dir)
@@ -51,7 +45,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     let wanted = std::env::var("SWITCHBOARD_API_KEY")
         .ok()
         .filter(|s| !s.is_empty());
-    let created = auth::bootstrap(&store, wanted.as_deref(), now()).await?;
+    let created = auth::bootstrap(&store, wanted.as_deref(), switchboard_core::unix_now()).await?;
 
     let state = Arc::new(AppState {
         store: Arc::new(store),

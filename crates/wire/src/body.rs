@@ -107,17 +107,25 @@ fn is_json_content_type(ct: Option<&str>) -> bool {
         .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// How a JSON value's kind is named in messages ("an object", "a string", ...).
+/// The official name of a JSON value's kind, as used after "but got" in messages.
+///
+/// Integers are told from other numbers by their spelling, never by range: with
+/// `arbitrary_precision` a 30-digit integer is still an integer the caller wrote.
 pub fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(n) if is_integer_literal(n) => "an integer",
         Value::Number(_) => "a number",
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// True when the number was written without a fraction or exponent.
+pub fn is_integer_literal(n: &Number) -> bool {
+    !n.to_string().contains(['.', 'e', 'E'])
 }
 
 /// Why [`parse_strict`] refused a text.

@@ -34,12 +34,6 @@ pub fn routes() -> Router<Arc<AppState>> {
         )
 }
 
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64)
-}
-
 /// The stored document: the saved configuration with the provider key sealed.
 pub fn seal_config(secrets: &SecretBox, cfg: &AgentConfig) -> String {
     let mut cfg = cfg.clone();
@@ -91,7 +85,7 @@ async fn create(
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
     let cfg = parse_agent_create(&body)?;
-    let t = now();
+    let t = crate::unix_now();
     let rec = AgentRecord {
         id: new_id(IdKind::Agent),
         created_at: t,
@@ -119,7 +113,7 @@ async fn update(
     let patch = parse_agent_update(&body)?;
     let (mut rec, mut cfg) = load(&state, &id).await?;
     cfg.apply(patch);
-    rec.updated_at = now().max(rec.updated_at);
+    rec.updated_at = crate::unix_now().max(rec.updated_at);
     rec.config = seal_config(&state.secrets, &cfg);
     if !state.store.update_agent(&rec).await? {
         return Err(Failure(ApiError::not_found()));

@@ -3,39 +3,25 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
+use serde_json::{Number, Value, json};
+use switchboard_execution::ValidationError;
+use switchboard_execution::messages::{above_maximum, below_minimum, invalid_type, invalid_value};
 use switchboard_store::{Order, Page, PageQuery};
-use switchboard_wire::ApiError;
 
-/// Parses the list query, with the same messages as body validation.
-pub fn page_query(q: &HashMap<String, String>) -> Result<PageQuery, ApiError> {
+/// Parses the list query with the parser's own message builders, so a bad `limit` reads like
+/// a bad body member.
+pub fn page_query(q: &HashMap<String, String>) -> Result<PageQuery, ValidationError> {
     let limit = match q.get("limit") {
         None => 20,
         Some(s) => {
-            let n: i64 = s.parse().map_err(|_| {
-                ApiError::invalid_request(
-                    "invalid_type",
-                    Some("limit".into()),
-                    "Invalid type for 'limit': expected an integer, but got a string instead.",
-                )
-            })?;
+            let n: i64 = s
+                .parse()
+                .map_err(|_| invalid_type("limit", "an integer", &Value::String(s.clone())))?;
             if n < 1 {
-                return Err(ApiError::invalid_request(
-                    "integer_below_min_value",
-                    Some("limit".into()),
-                    format!(
-                        "Invalid 'limit': integer below minimum value. Expected a value >= 1, but got {n} instead."
-                    ),
-                ));
+                return Err(below_minimum("limit", 1, &Number::from(n)));
             }
             if n > 100 {
-                return Err(ApiError::invalid_request(
-                    "integer_above_max_value",
-                    Some("limit".into()),
-                    format!(
-                        "Invalid 'limit': integer above maximum value. Expected a value <= 100, but got {n} instead."
-                    ),
-                ));
+                return Err(above_maximum("limit", 100, &Number::from(n)));
             }
             n as u32
         }
@@ -43,16 +29,7 @@ pub fn page_query(q: &HashMap<String, String>) -> Result<PageQuery, ApiError> {
     let order = match q.get("order").map(String::as_str) {
         None | Some("desc") => Order::Desc,
         Some("asc") => Order::Asc,
-        Some(other) => {
-            return Err(ApiError::invalid_request(
-                "invalid_value",
-                Some("order".into()),
-                format!(
-                    "Invalid value: '{}'. Supported values are: 'asc' and 'desc'.",
-                    echo(other)
-                ),
-            ));
-        }
+        Some(other) => return Err(invalid_value("order", other, &["asc", "desc"])),
     };
     let after = q.get("after").filter(|s| !s.is_empty()).cloned();
     Ok(PageQuery {
@@ -60,15 +37,6 @@ pub fn page_query(q: &HashMap<String, String>) -> Result<PageQuery, ApiError> {
         limit,
         order,
     })
-}
-
-/// Caller values are echoed only when short and printable.
-pub fn echo(v: &str) -> &str {
-    if v.len() <= 256 && v.chars().all(|c| !c.is_control()) {
-        v
-    } else {
-        "<value>"
-    }
 }
 
 /// The list envelope for already-rendered objects.
