@@ -5,9 +5,7 @@ mod support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionResultContent, InputPart, Receipt, TurnRequest,
-};
+use switchboard_protocol::{AdapterEvent, ExecutionControls, FunctionResultContent, Receipt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_while_the_model_hangs() {
@@ -18,13 +16,7 @@ async fn cancel_while_the_model_hangs() {
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
     let (executor, _state) = prepare(binary, config).await;
     let mut turn = executor
-        .start_turn(TurnRequest {
-            run_id: "run_1".into(),
-            turn_id: "turn_1".into(),
-            input: vec![InputPart::InputText {
-                text: "never answered".into(),
-            }],
-        })
+        .start_turn(user_turn(1, "never answered"))
         .await
         .unwrap();
     // Cancel once codex is waiting on the model: the request reached the provider.
@@ -56,20 +48,10 @@ async fn cancel_abandons_a_pending_call() {
     );
     let (executor, _state) = prepare(binary, config).await;
     let mut turn = executor
-        .start_turn(TurnRequest {
-            run_id: "run_1".into(),
-            turn_id: "turn_1".into(),
-            input: vec![InputPart::InputText {
-                text: "Weather in Rome?".into(),
-            }],
-        })
+        .start_turn(user_turn(1, "Weather in Rome?"))
         .await
         .unwrap();
-    let call_id = loop {
-        if let AdapterEvent::FunctionCall { call_id, .. } = next_event(&mut turn).await {
-            break call_id;
-        }
-    };
+    let call_id = next_call_id(&mut turn).await;
     turn.control.cancel().await.unwrap();
     let events = until_terminal(&mut turn).await;
     assert!(
@@ -97,16 +79,7 @@ async fn cancel_abandons_a_pending_call() {
     assert!(matches!(late, Receipt::Refused { .. }), "{late:?}");
 
     // The executor is idle again at once and runs the next Turn.
-    let mut next = executor
-        .start_turn(TurnRequest {
-            run_id: "run_2".into(),
-            turn_id: "turn_2".into(),
-            input: vec![InputPart::InputText {
-                text: "again".into(),
-            }],
-        })
-        .await
-        .unwrap();
+    let mut next = executor.start_turn(user_turn(2, "again")).await.unwrap();
     let events = loop {
         match next_event(&mut next).await {
             AdapterEvent::FunctionCall { call_id, .. } => {

@@ -7,19 +7,12 @@ mod support;
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
 use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart,
-    OutputFormat, Receipt, SessionExecutor, TurnRequest,
+    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, OutputFormat, Receipt,
+    SessionExecutor,
 };
 
 async fn run_turn(executor: &dyn SessionExecutor, n: u32, text: &str) -> Vec<AdapterEvent> {
-    let mut turn = executor
-        .start_turn(TurnRequest {
-            run_id: format!("run_{n}"),
-            turn_id: format!("turn_{n}"),
-            input: vec![InputPart::InputText { text: text.into() }],
-        })
-        .await
-        .unwrap();
+    let mut turn = executor.start_turn(user_turn(n, text)).await.unwrap();
     let mut events = Vec::new();
     loop {
         let event = next_event(&mut turn).await;

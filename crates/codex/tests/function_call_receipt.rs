@@ -6,8 +6,7 @@ mod support;
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
 use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
-    TurnRequest,
+    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, Receipt,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -29,13 +28,7 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
     let (executor, _state) = prepare(binary, config).await;
 
     let mut turn = executor
-        .start_turn(TurnRequest {
-            run_id: "run_1".into(),
-            turn_id: "turn_1".into(),
-            input: vec![InputPart::InputText {
-                text: "Weather in Paris?".into(),
-            }],
-        })
+        .start_turn(user_turn(1, "Weather in Paris?"))
         .await
         .unwrap();
 

@@ -6,7 +6,6 @@ use support::fake_responses::{FakeResponses, Script};
 use support::*;
 use switchboard_protocol::{
     AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
-    TurnRequest,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -26,20 +25,10 @@ async fn error_text_is_appended_and_reaches_the_model() {
     );
     let (executor, _state) = prepare(binary, config).await;
     let mut turn = executor
-        .start_turn(TurnRequest {
-            run_id: "run_1".into(),
-            turn_id: "turn_1".into(),
-            input: vec![InputPart::InputText {
-                text: "Weather in Oslo?".into(),
-            }],
-        })
+        .start_turn(user_turn(1, "Weather in Oslo?"))
         .await
         .unwrap();
-    let call_id = loop {
-        if let AdapterEvent::FunctionCall { call_id, .. } = next_event(&mut turn).await {
-            break call_id;
-        }
-    };
+    let call_id = next_call_id(&mut turn).await;
     let result = FunctionResultContent {
         success: false,
         output: Some(FunctionOutput::Parts(vec![InputPart::InputText {

@@ -7,8 +7,7 @@ mod support;
 use support::*;
 use switchboard_mock_model::{MockConfig, MockModel};
 use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
-    TurnRequest,
+    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, Receipt,
 };
 
 // The mock model's built-in default skips codex 0.171.0's own tools (`multi_agent_v1`, goals,
@@ -26,13 +25,7 @@ async fn mock_model_default_plays_one_function_round_trip() {
     );
     let (executor, _state) = prepare(binary, config).await;
     let mut turn = executor
-        .start_turn(TurnRequest {
-            run_id: "run_1".into(),
-            turn_id: "turn_1".into(),
-            input: vec![InputPart::InputText {
-                text: "What is the weather?".into(),
-            }],
-        })
+        .start_turn(user_turn(1, "What is the weather?"))
         .await
         .unwrap();
     let mut calls = 0;

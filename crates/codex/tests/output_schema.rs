@@ -5,7 +5,7 @@ mod support;
 
 use support::fake_responses::{FakeResponses, JSON_REPLY, Script};
 use support::*;
-use switchboard_protocol::{AdapterEvent, ExecutionControls, InputPart, OutputFormat, TurnRequest};
+use switchboard_protocol::{AdapterEvent, ExecutionControls, OutputFormat};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_schema_reaches_the_model_and_the_answer_is_unchanged() {
@@ -25,13 +25,7 @@ async fn output_schema_reaches_the_model_and_the_answer_is_unchanged() {
 
     for n in 1..=2 {
         let mut turn = executor
-            .start_turn(TurnRequest {
-                run_id: format!("run_{n}"),
-                turn_id: format!("turn_{n}"),
-                input: vec![InputPart::InputText {
-                    text: "Answer in JSON".into(),
-                }],
-            })
+            .start_turn(user_turn(n, "Answer in JSON"))
             .await
             .unwrap();
         let events = until_terminal(&mut turn).await;

@@ -7,7 +7,6 @@ use support::fake_responses::{FakeResponses, Script};
 use support::*;
 use switchboard_protocol::{
     AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
-    TurnRequest,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -27,21 +26,11 @@ async fn steered_input_joins_the_running_turn() {
     );
     let (executor, _state) = prepare(binary, config).await;
     let mut turn = executor
-        .start_turn(TurnRequest {
-            run_id: "run_1".into(),
-            turn_id: "turn_1".into(),
-            input: vec![InputPart::InputText {
-                text: "Weather in Nice?".into(),
-            }],
-        })
+        .start_turn(user_turn(1, "Weather in Nice?"))
         .await
         .unwrap();
     // While the call is pending the Turn is certainly running.
-    let call_id = loop {
-        if let AdapterEvent::FunctionCall { call_id, .. } = next_event(&mut turn).await {
-            break call_id;
-        }
-    };
+    let call_id = next_call_id(&mut turn).await;
     turn.control
         .steer(vec![InputPart::InputText {
             text: "STEERED: in Celsius please".into(),

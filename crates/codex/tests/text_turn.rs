@@ -5,7 +5,7 @@ mod support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{AdapterEvent, ExecutionControls, InputPart, TurnRequest};
+use switchboard_protocol::{AdapterEvent, ExecutionControls};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_only_turn_streams_the_final_answer() {
@@ -18,13 +18,7 @@ async fn text_only_turn_streams_the_final_answer() {
     assert!(executor.native_session_id().is_some());
 
     let mut turn = executor
-        .start_turn(TurnRequest {
-            run_id: "run_1".into(),
-            turn_id: "turn_1".into(),
-            input: vec![InputPart::InputText {
-                text: "Say hello".into(),
-            }],
-        })
+        .start_turn(user_turn(1, "Say hello"))
         .await
         .unwrap();
     let events = until_terminal(&mut turn).await;

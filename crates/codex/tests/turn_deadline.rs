@@ -8,9 +8,7 @@ use std::time::Duration;
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
 use switchboard_codex::CodexAdapter;
-use switchboard_protocol::{
-    Adapter, AdapterEvent, ExecutionControls, InputPart, PrepareRequest, TurnRequest,
-};
+use switchboard_protocol::{Adapter, AdapterEvent, ExecutionControls, PrepareRequest};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deadline_fails_a_turn_the_model_never_answers() {
@@ -28,16 +26,7 @@ async fn deadline_fails_a_turn_the_model_never_answers() {
         })
         .await
         .unwrap();
-    let mut turn = executor
-        .start_turn(TurnRequest {
-            run_id: "run_1".into(),
-            turn_id: "turn_1".into(),
-            input: vec![InputPart::InputText {
-                text: "hello?".into(),
-            }],
-        })
-        .await
-        .unwrap();
+    let mut turn = executor.start_turn(user_turn(1, "hello?")).await.unwrap();
     let events = until_terminal(&mut turn).await;
     match events.last() {
         Some(AdapterEvent::Failed { code, .. }) => assert_eq!(code, "request_timeout"),

@@ -10,22 +10,15 @@ use support::fake_responses::{FakeResponses, Script};
 use support::*;
 use switchboard_protocol::configuration::{ContextSize, WebSearchMode};
 use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, InputPart, ProgrammaticToolCallingControl, TurnRequest,
-    WebSearchControl, WebSearchLocation,
+    AdapterEvent, ExecutionControls, ProgrammaticToolCallingControl, WebSearchControl,
+    WebSearchLocation,
 };
 
 async fn tools_sent(binary: std::path::PathBuf, controls: ExecutionControls) -> Vec<Value> {
     let model = FakeResponses::start(Script::Text("ok".into())).await;
     let config = configuration(&model.base_url(), vec![get_weather()], controls);
     let (executor, _state) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(TurnRequest {
-            run_id: "run_1".into(),
-            turn_id: "turn_1".into(),
-            input: vec![InputPart::InputText { text: "hi".into() }],
-        })
-        .await
-        .unwrap();
+    let mut turn = executor.start_turn(user_turn(1, "hi")).await.unwrap();
     let events = until_terminal(&mut turn).await;
     assert!(
         matches!(events.last(), Some(AdapterEvent::Completed { .. })),

@@ -15,8 +15,8 @@ use serde_json::Value;
 use switchboard_codex::CodexAdapter;
 use switchboard_protocol::configuration::{HarnessId, ProviderProtocol};
 use switchboard_protocol::{
-    Adapter, AdapterEvent, ExecutionControls, FunctionToolSpec, ModelProviderConfig,
-    PrepareRequest, SessionConfiguration, SessionExecutor, TurnHandle,
+    Adapter, AdapterEvent, ExecutionControls, FunctionToolSpec, InputPart, ModelProviderConfig,
+    PrepareRequest, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
 };
 
 /// Bound on any single wait in these tests.
@@ -111,6 +111,24 @@ pub async fn next_event(turn: &mut TurnHandle) -> AdapterEvent {
         .await
         .expect("timed out waiting for an adapter event")
         .expect("event stream closed before a terminal event")
+}
+
+/// Root Turn `n` (`run_n`/`turn_n`) with one text part.
+pub fn user_turn(n: u32, text: &str) -> TurnRequest {
+    TurnRequest {
+        run_id: format!("run_{n}"),
+        turn_id: format!("turn_{n}"),
+        input: vec![InputPart::InputText { text: text.into() }],
+    }
+}
+
+/// Skips events until the next function call; its call ID.
+pub async fn next_call_id(turn: &mut TurnHandle) -> String {
+    loop {
+        if let AdapterEvent::FunctionCall { call_id, .. } = next_event(turn).await {
+            return call_id;
+        }
+    }
 }
 
 /// Reads events until the terminal one; returns them all (terminal last).
