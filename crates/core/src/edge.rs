@@ -9,14 +9,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::body::Body;
 use axum::extract::{FromRequest, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use switchboard_execution::ValidationError;
-use switchboard_wire::body::{BodyGate, DEFAULT_LIMIT, SESSION_CREATE_LIMIT, too_large};
+use switchboard_wire::body::{BodyGate, DEFAULT_LIMIT, too_large};
 use switchboard_wire::ids::{IdKind, new_id};
 use switchboard_wire::{ApiError, ErrorCode};
 
@@ -141,9 +140,6 @@ fn beta_ok(headers: &HeaderMap) -> bool {
 /// A request body that passed the body gate: the root object. `LIMIT` is the route's size limit.
 pub struct GatedJson<const LIMIT: usize = DEFAULT_LIMIT>(pub Map<String, Value>);
 
-/// Session create takes larger bodies (inline Agents and input).
-pub type SessionCreateJson = GatedJson<SESSION_CREATE_LIMIT>;
-
 impl<S: Send + Sync, const LIMIT: usize> FromRequest<S> for GatedJson<LIMIT> {
     type Rejection = Failure;
 
@@ -169,9 +165,4 @@ pub async fn not_found() -> Failure {
 /// A JSON response with a status.
 pub fn json(status: StatusCode, v: Value) -> Response {
     (status, axum::Json(v)).into_response()
-}
-
-/// An empty-bodied response (202 for accepted input).
-pub fn empty(status: StatusCode) -> Response {
-    (status, Body::empty()).into_response()
 }
