@@ -7,12 +7,17 @@
 //! can implement the same trait.
 
 pub mod page;
+pub mod sessions;
 pub mod sqlite;
 pub mod writer;
 
 use async_trait::async_trait;
 
 pub use page::{Order, Page, PageQuery};
+pub use sessions::{
+    CallRecord, IdempotencyRecord, ItemRecord, SessionFilter, SessionRecord, SessionWrite,
+    TurnRecord,
+};
 pub use sqlite::SqliteStore;
 
 /// A store failure. Callers map it to a 500 (or 503) at the HTTP edge; details are logged only.
@@ -24,6 +29,11 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("the pagination cursor names no row")]
     UnknownCursor,
+    /// A write ran into a unique key: an idempotency key already admitted, or a Turn or Item ID
+    /// that another Session owns. Nothing of the write was committed. Carries the database's
+    /// message, for logs.
+    #[error("the write conflicts with a stored row: {0}")]
+    Conflict(String),
     #[error("the write task has stopped")]
     WriterGone,
     #[error("a batched transaction failed: {0}")]
@@ -70,4 +80,36 @@ pub trait Store: Send + Sync + 'static {
     async fn update_agent(&self, agent: &AgentRecord) -> Result<bool>;
     async fn delete_agent(&self, id: &str) -> Result<bool>;
     async fn list_agents(&self, q: &PageQuery) -> Result<Page<AgentRecord>>;
+
+    /// Commits one atomic change to a Session.
+    async fn write_session(&self, write: SessionWrite) -> Result<()>;
+    async fn get_session(&self, id: &str) -> Result<Option<SessionRecord>>;
+    async fn list_sessions(
+        &self,
+        q: &PageQuery,
+        filter: &SessionFilter,
+    ) -> Result<Page<SessionRecord>>;
+    /// Deletes a Session with its Turns, Items, calls and idempotency records; false when absent.
+    async fn delete_session(&self, id: &str) -> Result<bool>;
+    /// Sessions with an `active_turn_id`, oldest first.
+    async fn unsettled_sessions(&self) -> Result<Vec<SessionRecord>>;
+
+    async fn get_turn(&self, session_id: &str, turn_id: &str) -> Result<Option<TurnRecord>>;
+    async fn list_turns(&self, session_id: &str, q: &PageQuery) -> Result<Page<TurnRecord>>;
+    /// Items of a Session, or of one of its Turns.
+    async fn list_items(
+        &self,
+        session_id: &str,
+        turn_id: Option<&str>,
+        q: &PageQuery,
+    ) -> Result<Page<ItemRecord>>;
+    /// Every Item of one Turn, in order (a settling Turn marks its unfinished Items).
+    async fn turn_items(&self, session_id: &str, turn_id: &str) -> Result<Vec<ItemRecord>>;
+
+    async fn get_call(&self, session_id: &str, call_id: &str) -> Result<Option<CallRecord>>;
+    async fn get_idempotency(
+        &self,
+        session_id: &str,
+        key: &str,
+    ) -> Result<Option<IdempotencyRecord>>;
 }

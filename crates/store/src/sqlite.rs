@@ -9,12 +9,16 @@ use std::str::FromStr;
 
 use async_trait::async_trait;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow, SqliteSynchronous,
+    SqliteArguments, SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
 };
-use sqlx::{Row, SqlitePool};
+use sqlx::{AssertSqlSafe, Row, SqlitePool};
 
 use crate::writer::{Bind, Statement, Writer};
-use crate::{AgentRecord, ApiKeyRecord, Order, Page, PageQuery, Result, Store, StoreError};
+use crate::{
+    AgentRecord, ApiKeyRecord, CallRecord, IdempotencyRecord, ItemRecord, Order, Page, PageQuery,
+    Result, SessionFilter, SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
+};
 
 /// Reads go through a small pool; writes through the group-commit [`Writer`], because SQLite
 /// has a single writer and concurrent writers would only queue on its lock.
@@ -48,6 +52,122 @@ impl SqliteStore {
     async fn write1(&self, sql: &'static str, binds: Vec<Bind>) -> Result<u64> {
         Ok(self.writer.write(vec![Statement::new(sql, binds)]).await?[0])
     }
+
+    /// One page of a listing. The cursor is the ID of a row in the listing's scope (else
+    /// [`StoreError::UnknownCursor`]); that row's `seq` bounds the page, whether or not the row
+    /// passes the filters.
+    async fn page<T>(&self, l: Listing<T>, q: &PageQuery) -> Result<Page<T>> {
+        let mut sql = Sql::default();
+        sql.push("SELECT ")
+            .push(l.columns)
+            .push(" FROM ")
+            .push(l.table);
+        sql.push(" WHERE 1 = 1");
+        for c in l.scope.iter().chain(&l.filter) {
+            sql.push(" AND ").cond(c);
+        }
+        if let Some(after) = &q.after {
+            let mut cursor = Sql::default();
+            cursor
+                .push("SELECT seq FROM ")
+                .push(l.table)
+                .push(" WHERE id = ")
+                .bind(Bind::Text(after.clone()));
+            for c in &l.scope {
+                cursor.push(" AND ").cond(c);
+            }
+            let seq: i64 = cursor
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or(StoreError::UnknownCursor)?
+                .get("seq");
+            sql.push(match q.order {
+                Order::Asc => " AND seq > ",
+                Order::Desc => " AND seq < ",
+            })
+            .bind(Bind::I64(seq));
+        }
+        sql.push(match q.order {
+            Order::Asc => " ORDER BY seq ASC LIMIT ",
+            Order::Desc => " ORDER BY seq DESC LIMIT ",
+        })
+        .bind(Bind::I64(i64::from(q.limit) + 1));
+        let rows = sql.fetch_all(&self.pool).await?;
+        let mut data: Vec<T> = rows.iter().map(l.row).collect();
+        let has_more = data.len() > q.limit as usize;
+        data.truncate(q.limit as usize);
+        Ok(Page { data, has_more })
+    }
+}
+
+/// A listing of one table in `seq` order, for [`SqliteStore::page`].
+struct Listing<T> {
+    table: &'static str,
+    columns: &'static str,
+    /// What every row of the listing, the cursor's included, belongs to (a Turn's Session).
+    scope: Vec<Cond>,
+    /// What listed rows must also meet (`agent_id`, metadata, an Item's Turn).
+    filter: Vec<Cond>,
+    row: fn(&SqliteRow) -> T,
+}
+
+/// An SQL condition with a `?` where each bound value goes; numbered `$N` when assembled.
+struct Cond {
+    sql: &'static str,
+    binds: Vec<Bind>,
+}
+
+impl Cond {
+    fn new(sql: &'static str, binds: impl Into<Vec<Bind>>) -> Self {
+        let binds = binds.into();
+        debug_assert_eq!(sql.matches('?').count(), binds.len(), "{sql}");
+        Cond { sql, binds }
+    }
+}
+
+/// A query assembled at run time, its placeholders numbered in bind order.
+#[derive(Default)]
+struct Sql {
+    text: String,
+    binds: Vec<Bind>,
+}
+
+impl Sql {
+    fn push(&mut self, text: &str) -> &mut Self {
+        self.text.push_str(text);
+        self
+    }
+
+    fn bind(&mut self, value: Bind) -> &mut Self {
+        self.binds.push(value);
+        self.text.push_str(&format!("${}", self.binds.len()));
+        self
+    }
+
+    fn cond(&mut self, c: &Cond) -> &mut Self {
+        let mut parts = c.sql.split('?');
+        self.push(parts.next().unwrap_or_default());
+        for (part, value) in parts.zip(&c.binds) {
+            self.bind(value.clone()).push(part);
+        }
+        self
+    }
+
+    fn query(&self) -> Result<sqlx::query::Query<'_, sqlx::Sqlite, SqliteArguments>> {
+        // Only fixed fragments go into the text; every value is bound.
+        Ok(sqlx::query_with(
+            AssertSqlSafe(self.text.as_str()),
+            crate::writer::arguments(&self.binds)?,
+        ))
+    }
+
+    async fn fetch_all(&self, pool: &SqlitePool) -> Result<Vec<SqliteRow>> {
+        Ok(self.query()?.fetch_all(pool).await?)
+    }
+
+    async fn fetch_optional(&self, pool: &SqlitePool) -> Result<Option<SqliteRow>> {
+        Ok(self.query()?.fetch_optional(pool).await?)
+    }
 }
 
 fn api_key(row: &SqliteRow) -> ApiKeyRecord {
@@ -66,6 +186,73 @@ fn agent(row: &SqliteRow) -> AgentRecord {
         created_at: row.get("created_at"),
         updated_at: row.get("updated_at"),
         config: row.get("config"),
+    }
+}
+
+/// A fixed query on a Session's child row: `$1` binds the Session, `$2` the row's key.
+fn in_session<'q>(
+    sql: &'static str,
+    session_id: &'q str,
+    key: &'q str,
+) -> sqlx::query::Query<'q, sqlx::Sqlite, SqliteArguments> {
+    sqlx::query(sql).bind(session_id).bind(key)
+}
+
+/// The scope of a listing of one Session's rows.
+fn of_session(session_id: &str) -> Vec<Cond> {
+    vec![Cond::new(
+        "session_id = ?",
+        [Bind::Text(session_id.to_owned())],
+    )]
+}
+
+fn texts<const N: usize>(values: [String; N]) -> Vec<Bind> {
+    values.into_iter().map(Bind::Text).collect()
+}
+
+fn session(row: &SqliteRow) -> SessionRecord {
+    SessionRecord {
+        id: row.get("id"),
+        created_at: row.get("created_at"),
+        agent_id: row.get("agent_id"),
+        metadata: row.get("metadata"),
+        active_turn_id: row.get("active_turn_id"),
+        doc: row.get("doc"),
+    }
+}
+
+fn turn(row: &SqliteRow) -> TurnRecord {
+    TurnRecord {
+        id: row.get("id"),
+        session_id: row.get("session_id"),
+        doc: row.get("doc"),
+    }
+}
+
+fn item(row: &SqliteRow) -> ItemRecord {
+    ItemRecord {
+        id: row.get("id"),
+        session_id: row.get("session_id"),
+        turn_id: row.get("turn_id"),
+        doc: row.get("doc"),
+    }
+}
+
+fn call(row: &SqliteRow) -> CallRecord {
+    CallRecord {
+        session_id: row.get("session_id"),
+        call_id: row.get("call_id"),
+        turn_id: row.get("turn_id"),
+        doc: row.get("doc"),
+    }
+}
+
+fn idempotency(row: &SqliteRow) -> IdempotencyRecord {
+    IdempotencyRecord {
+        session_id: row.get("session_id"),
+        key: row.get("key"),
+        fingerprint: row.get("fingerprint"),
+        created_at: row.get("created_at"),
     }
 }
 
@@ -166,38 +353,217 @@ impl Store for SqliteStore {
     }
 
     async fn list_agents(&self, q: &PageQuery) -> Result<Page<AgentRecord>> {
-        // The cursor row's sequence bounds the page; an unknown cursor is the caller's error.
-        let bound: Option<i64> = match &q.after {
-            Some(id) => Some(
-                sqlx::query("SELECT seq FROM agents WHERE id = $1")
-                    .bind(id)
-                    .fetch_optional(&self.pool)
-                    .await?
-                    .ok_or(StoreError::UnknownCursor)?
-                    .get("seq"),
-            ),
-            None => None,
-        };
-        let sql = match q.order {
-            Order::Asc => {
-                "SELECT id, created_at, updated_at, config FROM agents WHERE seq > $1 ORDER BY seq ASC LIMIT $2"
+        self.page(
+            Listing {
+                table: "agents",
+                columns: "id, created_at, updated_at, config",
+                scope: vec![],
+                filter: vec![],
+                row: agent,
+            },
+            q,
+        )
+        .await
+    }
+
+    async fn write_session(&self, w: SessionWrite) -> Result<()> {
+        if w.is_empty() {
+            return Ok(());
+        }
+        let mut statements =
+            Vec::with_capacity(1 + w.turns.len() + w.items.len() + w.calls.len() + 1);
+        if let Some(s) = w.session {
+            statements.push(Statement::new(
+                "INSERT INTO sessions (id, created_at, agent_id, metadata, active_turn_id, doc) \
+                 VALUES ($1, $2, $3, $4, $5, $6) \
+                 ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
+                 metadata = excluded.metadata, active_turn_id = excluded.active_turn_id, \
+                 doc = excluded.doc",
+                vec![
+                    Bind::Text(s.id),
+                    Bind::I64(s.created_at),
+                    Bind::OptText(s.agent_id),
+                    Bind::Text(s.metadata),
+                    Bind::OptText(s.active_turn_id),
+                    Bind::Text(s.doc),
+                ],
+            ));
+        }
+        // Turns and Items target their (session_id, id) key: an ID another Session owns still
+        // hits the plain `id` key and fails the write (see the migration).
+        statements.extend(w.turns.into_iter().map(|t| {
+            Statement::new(
+                "INSERT INTO turns (id, session_id, doc) VALUES ($1, $2, $3) \
+                 ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
+                texts([t.id, t.session_id, t.doc]),
+            )
+        }));
+        statements.extend(w.items.into_iter().map(|i| {
+            Statement::new(
+                "INSERT INTO items (id, session_id, turn_id, doc) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (session_id, id) DO UPDATE SET turn_id = excluded.turn_id, \
+                 doc = excluded.doc",
+                texts([i.id, i.session_id, i.turn_id, i.doc]),
+            )
+        }));
+        statements.extend(w.calls.into_iter().map(|c| {
+            Statement::new(
+                "INSERT INTO calls (session_id, call_id, turn_id, doc) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (session_id, call_id) DO UPDATE SET turn_id = excluded.turn_id, \
+                 doc = excluded.doc",
+                texts([c.session_id, c.call_id, c.turn_id, c.doc]),
+            )
+        }));
+        if let Some(k) = w.idempotency {
+            statements.push(Statement::new(
+                "INSERT INTO idempotency (session_id, key, fingerprint, created_at) \
+                 VALUES ($1, $2, $3, $4)",
+                vec![
+                    Bind::Text(k.session_id),
+                    Bind::Text(k.key),
+                    Bind::Text(k.fingerprint),
+                    Bind::I64(k.created_at),
+                ],
+            ));
+        }
+        match self.writer.write(statements).await {
+            Ok(_) => Ok(()),
+            Err(StoreError::Database(sqlx::Error::Database(e))) if e.is_unique_violation() => {
+                Err(StoreError::Conflict(e.message().to_owned()))
             }
-            Order::Desc => {
-                "SELECT id, created_at, updated_at, config FROM agents WHERE seq < $1 ORDER BY seq DESC LIMIT $2"
-            }
-        };
-        let bound = bound.unwrap_or(match q.order {
-            Order::Asc => i64::MIN,
-            Order::Desc => i64::MAX,
-        });
-        let rows = sqlx::query(sql)
-            .bind(bound)
-            .bind(i64::from(q.limit) + 1)
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn get_session(&self, id: &str) -> Result<Option<SessionRecord>> {
+        let row = sqlx::query("SELECT * FROM sessions WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(session))
+    }
+
+    async fn list_sessions(&self, q: &PageQuery, f: &SessionFilter) -> Result<Page<SessionRecord>> {
+        let mut filter = Vec::with_capacity(1 + f.metadata.len());
+        if let Some(agent_id) = &f.agent_id {
+            filter.push(Cond::new("agent_id = ?", [Bind::Text(agent_id.clone())]));
+        }
+        // Metadata pairs are matched against the stored JSON object at read time: the key is a
+        // bound value compared with `json_each`'s (unescaped) key, so keys holding `"`, `.` or
+        // `[` need no JSON-path quoting, and writes keep no side table in step. Filtered lists
+        // scan Sessions in `seq` order until the page fills, which suits an occasional admin
+        // query. A PostgreSQL engine would say `jsonb_each_text(metadata::jsonb)` here.
+        for (k, v) in &f.metadata {
+            filter.push(Cond::new(
+                "EXISTS (SELECT 1 FROM json_each(sessions.metadata) AS m \
+                 WHERE m.key = ? AND m.type = 'text' AND m.value = ?)",
+                [Bind::Text(k.clone()), Bind::Text(v.clone())],
+            ));
+        }
+        self.page(
+            Listing {
+                table: "sessions",
+                columns: "*",
+                scope: vec![],
+                filter,
+                row: session,
+            },
+            q,
+        )
+        .await
+    }
+
+    async fn delete_session(&self, id: &str) -> Result<bool> {
+        // Turns, Items, calls and idempotency records go with it (ON DELETE CASCADE).
+        Ok(self
+            .write1(
+                "DELETE FROM sessions WHERE id = $1",
+                vec![Bind::Text(id.to_owned())],
+            )
+            .await?
+            == 1)
+    }
+
+    async fn unsettled_sessions(&self) -> Result<Vec<SessionRecord>> {
+        let rows =
+            sqlx::query("SELECT * FROM sessions WHERE active_turn_id IS NOT NULL ORDER BY seq")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.iter().map(session).collect())
+    }
+
+    async fn get_turn(&self, session_id: &str, turn_id: &str) -> Result<Option<TurnRecord>> {
+        let sql = "SELECT * FROM turns WHERE session_id = $1 AND id = $2";
+        let row = in_session(sql, session_id, turn_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(turn))
+    }
+
+    async fn list_turns(&self, session_id: &str, q: &PageQuery) -> Result<Page<TurnRecord>> {
+        self.page(
+            Listing {
+                table: "turns",
+                columns: "*",
+                scope: of_session(session_id),
+                filter: vec![],
+                row: turn,
+            },
+            q,
+        )
+        .await
+    }
+
+    async fn list_items(
+        &self,
+        session_id: &str,
+        turn_id: Option<&str>,
+        q: &PageQuery,
+    ) -> Result<Page<ItemRecord>> {
+        // The cursor may name any Item of the Session: within one Session, Items of every Turn
+        // share one order, so it marks a position even in a list of another Turn's Items.
+        let filter = turn_id
+            .map(|t| Cond::new("turn_id = ?", [Bind::Text(t.to_owned())]))
+            .into_iter()
+            .collect();
+        self.page(
+            Listing {
+                table: "items",
+                columns: "*",
+                scope: of_session(session_id),
+                filter,
+                row: item,
+            },
+            q,
+        )
+        .await
+    }
+
+    async fn turn_items(&self, session_id: &str, turn_id: &str) -> Result<Vec<ItemRecord>> {
+        let sql = "SELECT * FROM items WHERE session_id = $1 AND turn_id = $2 ORDER BY seq";
+        let rows = in_session(sql, session_id, turn_id)
             .fetch_all(&self.pool)
             .await?;
-        let mut data: Vec<AgentRecord> = rows.iter().map(agent).collect();
-        let has_more = data.len() > q.limit as usize;
-        data.truncate(q.limit as usize);
-        Ok(Page { data, has_more })
+        Ok(rows.iter().map(item).collect())
+    }
+
+    async fn get_call(&self, session_id: &str, call_id: &str) -> Result<Option<CallRecord>> {
+        let sql = "SELECT * FROM calls WHERE session_id = $1 AND call_id = $2";
+        let row = in_session(sql, session_id, call_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(call))
+    }
+
+    async fn get_idempotency(
+        &self,
+        session_id: &str,
+        key: &str,
+    ) -> Result<Option<IdempotencyRecord>> {
+        let sql = "SELECT * FROM idempotency WHERE session_id = $1 AND key = $2";
+        let row = in_session(sql, session_id, key)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(idempotency))
     }
 }

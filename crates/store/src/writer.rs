@@ -167,8 +167,16 @@ async fn execute(
     conn: &mut SqliteConnection,
     s: &Statement,
 ) -> std::result::Result<u64, sqlx::Error> {
+    Ok(sqlx::query_with(s.sql, arguments(&s.binds)?)
+        .execute(conn)
+        .await?
+        .rows_affected())
+}
+
+/// The arguments for `$1`, `$2`, … in bind order (reads bind the same way).
+pub(crate) fn arguments(binds: &[Bind]) -> std::result::Result<SqliteArguments, sqlx::Error> {
     let mut args = SqliteArguments::default();
-    for b in &s.binds {
+    for b in binds {
         match b {
             Bind::Text(v) => args.add(v.clone()),
             Bind::OptText(v) => args.add(v.clone()),
@@ -177,10 +185,7 @@ async fn execute(
         }
         .map_err(sqlx::Error::Encode)?;
     }
-    Ok(sqlx::query_with(s.sql, args)
-        .execute(conn)
-        .await?
-        .rows_affected())
+    Ok(args)
 }
 
 /// Opens the dedicated write connection.

@@ -1,14 +1,9 @@
 //! Agents round-trip byte for byte and page by cursor in both orders.
 
-use switchboard_store::{AgentRecord, Order, PageQuery, SqliteStore, Store, StoreError};
+mod support;
 
-async fn store() -> (tempfile::TempDir, SqliteStore) {
-    let dir = tempfile::tempdir().unwrap();
-    let s = SqliteStore::open(&dir.path().join("db.sqlite"))
-        .await
-        .unwrap();
-    (dir, s)
-}
+use support::store;
+use switchboard_store::{AgentRecord, Order, PageQuery, Store, StoreError};
 
 fn rec(i: i64) -> AgentRecord {
     AgentRecord {

@@ -1,0 +1,91 @@
+//! Session records: what Core persists about Sessions, Turns, Items, function calls and input
+//! batches.
+//!
+//! Core owns the meaning of every document; the store only keeps them. Each record carries the
+//! few columns a query needs (identity, ordering, filters) and the rest as a JSON document in a
+//! TEXT column, written and read back byte for byte. Every change to one Session is one
+//! [`SessionWrite`], committed atomically: a Turn, its user Item and the Session's new status
+//! either all land or none do.
+
+/// A Session: identity, list filters, and Core's document (snapshot, status, required actions,
+/// usage, …).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRecord {
+    pub id: String,
+    pub created_at: i64,
+    /// The saved Agent the Session was created from; `sessions.list?agent_id=` filters on it.
+    pub agent_id: Option<String>,
+    /// The Session's metadata, a JSON object of strings (`metadata[k]=v` filters on it).
+    pub metadata: String,
+    /// The root Turn that has not settled yet, if any. Sessions with one are what a restarted
+    /// Core must settle ([`crate::Store::unsettled_sessions`]).
+    pub active_turn_id: Option<String>,
+    pub doc: String,
+}
+
+/// A Turn of a Session, ordered by creation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TurnRecord {
+    pub id: String,
+    pub session_id: String,
+    pub doc: String,
+}
+
+/// An Item, ordered by first observation: an upsert keeps the position of the first insert.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemRecord {
+    pub id: String,
+    pub session_id: String,
+    pub turn_id: String,
+    pub doc: String,
+}
+
+/// A function call the harness made, and the caller's result once one is admitted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallRecord {
+    pub session_id: String,
+    pub call_id: String,
+    pub turn_id: String,
+    /// Core's document for the call (name, arguments, state, result, …).
+    pub doc: String,
+}
+
+/// An admitted input batch under an `Idempotency-Key`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdempotencyRecord {
+    pub session_id: String,
+    pub key: String,
+    /// A digest of the whole ordered batch; the same key with another digest is a conflict.
+    pub fingerprint: String,
+    pub created_at: i64,
+}
+
+/// One atomic change to a Session. Upserts replace the document (and the other columns) of an
+/// existing row; Items and Turns keep their original position.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionWrite {
+    pub session: Option<SessionRecord>,
+    pub turns: Vec<TurnRecord>,
+    pub items: Vec<ItemRecord>,
+    pub calls: Vec<CallRecord>,
+    /// Inserted; a second record for the same (session, key) fails the whole write.
+    pub idempotency: Option<IdempotencyRecord>,
+}
+
+impl SessionWrite {
+    pub fn is_empty(&self) -> bool {
+        self.session.is_none()
+            && self.turns.is_empty()
+            && self.items.is_empty()
+            && self.calls.is_empty()
+            && self.idempotency.is_none()
+    }
+}
+
+/// `sessions.list` filters: every given condition must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionFilter {
+    pub agent_id: Option<String>,
+    /// `metadata[k]=v` pairs.
+    pub metadata: Vec<(String, String)>,
+}

@@ -1,0 +1,56 @@
+//! Deleting a Session takes its Turns, Items, calls and idempotency records with it.
+
+mod support;
+
+use support::{page, session_with, store};
+use switchboard_store::{CallRecord, IdempotencyRecord, Order, SessionWrite, Store, StoreError};
+
+fn full(id: &str) -> SessionWrite {
+    SessionWrite {
+        calls: vec![CallRecord {
+            session_id: id.into(),
+            call_id: "call_1".into(),
+            turn_id: format!("{id}_t"),
+            doc: "{}".into(),
+        }],
+        idempotency: Some(IdempotencyRecord {
+            session_id: id.into(),
+            key: "key_1".into(),
+            fingerprint: "f".into(),
+            created_at: 1,
+        }),
+        ..session_with(id, &format!("{id}_t"), &[&format!("{id}_i")])
+    }
+}
+
+#[tokio::test]
+async fn delete_cascades_and_spares_other_sessions() {
+    let (_d, s) = store().await;
+    s.write_session(full("a")).await.unwrap();
+    s.write_session(full("b")).await.unwrap();
+
+    assert!(s.delete_session("a").await.unwrap());
+    assert!(!s.delete_session("a").await.unwrap());
+    assert!(!s.delete_session("never").await.unwrap());
+
+    assert_eq!(s.get_session("a").await.unwrap(), None);
+    assert_eq!(s.get_turn("a", "a_t").await.unwrap(), None);
+    assert!(s.turn_items("a", "a_t").await.unwrap().is_empty());
+    assert_eq!(s.get_call("a", "call_1").await.unwrap(), None);
+    assert_eq!(s.get_idempotency("a", "key_1").await.unwrap(), None);
+    let gone = s
+        .list_items("b", None, &page(Some("a_i"), 5, Order::Asc))
+        .await;
+    assert!(matches!(gone, Err(StoreError::UnknownCursor)));
+
+    assert!(s.get_session("b").await.unwrap().is_some());
+    assert!(s.get_turn("b", "b_t").await.unwrap().is_some());
+    assert_eq!(s.turn_items("b", "b_t").await.unwrap().len(), 1);
+    assert!(s.get_call("b", "call_1").await.unwrap().is_some());
+    assert!(s.get_idempotency("b", "key_1").await.unwrap().is_some());
+
+    // The deleted IDs are free again: a Session of the same ID starts empty.
+    s.write_session(full("a")).await.unwrap();
+    let turns = s.list_turns("a", &page(None, 5, Order::Asc)).await.unwrap();
+    assert_eq!(turns.data.len(), 1);
+}
