@@ -10,6 +10,8 @@
 //! - [`parse_agent_create`] / [`parse_agent_update`]: the saved form;
 //! - [`parse_inline_agent`] (or its two halves) and [`resolve`]: Session create's `agent`;
 //! - [`parse_x_agents_core`]: the extension object of all three bodies;
+//! - [`parse_session_create`] / [`parse_session_update`]: the Session bodies around the agent;
+//! - [`parse_input_events`]: the input events body (messages, tool results, cancel);
 //! - [`binary64_lossless`]: the number rule some harnesses need at Session admission;
 //! - [`public`]: the response shapes.
 //!
@@ -23,6 +25,7 @@ pub mod error;
 mod function;
 mod http_url;
 mod inline;
+mod input_events;
 mod mcp;
 mod mcp_transport;
 pub mod messages;
@@ -33,6 +36,7 @@ mod object_reader;
 pub mod public;
 mod scalar;
 mod schema_root;
+mod session_request;
 mod settings;
 mod text;
 mod tools;
@@ -45,9 +49,17 @@ pub use inline::{
     INLINE_AGENT_PATH, InlineAgent, ResolvedAgent, parse_inline_agent, parse_inline_agent_members,
     resolve,
 };
+pub use input_events::{
+    CANCEL_EVENT, InputEvent, MAX_INPUT_EVENTS, MESSAGE_EVENT, TOOL_RESULT_EVENT, ToolOutput,
+    ToolResultEvent, parse_input_events,
+};
 pub use metadata::parse_metadata;
 pub use model::*;
 pub use number::binary64_lossless;
+pub use session_request::{
+    EnvironmentRequest, InputContent, InputMessage, SessionAgentUpdate, SessionCreate,
+    SessionUpdate, parse_session_create, parse_session_update,
+};
 pub use settings::DEFAULT_MAX_CONCURRENT_SUBAGENTS;
 pub use tools::{MAX_TOOLS_JSON_BYTES, TOOL_TYPES, ToolForm, check_tool_conflicts, parse_tools};
 pub use x_agents_core::{MAX_API_KEY_BYTES, parse_x_agents_core};

@@ -7,7 +7,7 @@
 //!   unknown, wrong type, unsupported value, integer bounds, string lengths. `param` is the JSON
 //!   path of the member.
 //! - **Conflicts** (param null): duplicate function names, a repeated `web_search` or
-//!   `tool_search`, a non-object schema root.
+//!   `tool_search`, a non-object schema root; Session create's initial-input rules.
 //! - **Prose rules** (MCP, model provider): the spec's exact sentences where it has one, and
 //!   messages of our own in the same plain style where it does not. `param` is still the JSON
 //!   path of the offending member, so callers can point at it.
@@ -19,7 +19,7 @@
 
 use serde_json::{Number, Value};
 
-use crate::error::ValidationError;
+use crate::error::{GENERIC_CODE, ValidationError};
 
 /// The longest caller value a message repeats.
 pub const MAX_ECHO_BYTES: usize = 256;
@@ -35,6 +35,9 @@ pub mod kind {
     pub const FREE_OBJECT: &str = "an object with string keys and unknown value values";
     /// `metadata`, MCP `headers` and `env` (`Dict[str, str]`).
     pub const STRING_MAP: &str = "an object with string keys and string values";
+    /// Session `input`, message `content` and tool result `output`: text or a list (ours; the
+    /// official phrase for these unions is not known).
+    pub const STRING_OR_ARRAY: &str = "a string or an array";
 }
 
 /// One naming of JSON kinds for the body gate and the parser.
@@ -357,6 +360,92 @@ pub fn tools_too_large(path: &str, max: usize, got: usize) -> ValidationError {
         },
     )
     .with_code("invalid_value")
+}
+
+/// An array with fewer than one element where one is needed (a message list, a message's
+/// content). Ours, in the form of [`empty_string`].
+pub fn empty_array(path: &str) -> ValidationError {
+    at(
+        path,
+        |p| {
+            format!(
+                "Invalid '{p}': empty array. Expected an array with minimum length 1, but got an empty array instead."
+            )
+        },
+        || {
+            "Invalid value: empty array. Expected an array with minimum length 1, but got an empty array instead."
+                .to_string()
+        },
+    )
+    .with_code("invalid_value")
+}
+
+/// An array over its element limit (`events`: 64), in the form of [`string_too_long`].
+pub fn array_too_long(path: &str, max: usize, len: usize) -> ValidationError {
+    at(
+        path,
+        |p| {
+            format!(
+                "Invalid '{p}': array too long. Expected an array with maximum length {max}, but got an array with length {len} instead."
+            )
+        },
+        || {
+            format!(
+                "Invalid value: array too long. Expected an array with maximum length {max}, but got an array with length {len} instead."
+            )
+        },
+    )
+    .with_code("invalid_value")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session create (core-contracts §2.3 step 1; param null, the spec's sentences)
+// ---------------------------------------------------------------------------------------------
+
+/// Spec wording: an `environment: {"type": "none"}` Session without initial input.
+pub const CONVERSATION_ONLY_REQUIRES_INPUT: &str =
+    "conversation-only sessions currently require initial input";
+/// Spec wording: `stream: true` without initial input, on any placement but `self_hosted`.
+pub const STREAMING_REQUIRES_INPUT: &str = "streaming session creation requires initial input";
+/// Ours (the wire spec gives the rule, "allowed only with stream:true", not the text).
+pub const STREAM_OPTIONS_REQUIRE_STREAM: &str =
+    "The 'stream_options' parameter is only allowed when 'stream' is true.";
+
+pub fn conversation_only_requires_input() -> ValidationError {
+    conflict(CONVERSATION_ONLY_REQUIRES_INPUT.to_string())
+}
+
+pub fn streaming_requires_input() -> ValidationError {
+    conflict(STREAMING_REQUIRES_INPUT.to_string())
+}
+
+/// `stream_options` sent without `stream: true`; param is the `stream_options` path.
+pub fn stream_options_require_stream(path: &str) -> ValidationError {
+    rule(path, STREAM_OPTIONS_REQUIRE_STREAM)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input events (core-contracts §3.1: "generic 400", so the generic code; our wording)
+// ---------------------------------------------------------------------------------------------
+
+/// An empty `turn_id`: the official empty-string sentence under the generic code.
+pub fn empty_turn_id(path: &str) -> ValidationError {
+    empty_string(path).with_code(GENERIC_CODE)
+}
+
+/// A `call_id` that is empty or only whitespace.
+pub fn blank_call_id(path: &str) -> ValidationError {
+    at(
+        path,
+        |p| {
+            format!(
+                "Invalid '{p}': blank string. Expected a call ID with at least one non-whitespace character."
+            )
+        },
+        || {
+            "Invalid value: blank string. Expected a call ID with at least one non-whitespace character.".to_string()
+        },
+    )
 }
 
 // ---------------------------------------------------------------------------------------------

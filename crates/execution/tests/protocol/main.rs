@@ -1,4 +1,5 @@
-//! Protocol validation of the execution parser, one behaviour area per module.
+//! Protocol validation of the execution parser, one behaviour area per module (the agent
+//! forms, the Session create and update bodies, and the input events body).
 //!
 //! Cases that apply to every agent form run through [`common::each_form`]: Agent create
 //! (`{"model": "m", ...}`), Agent update (`{...}`) and Session create's inline agent
@@ -13,9 +14,12 @@ mod conflicts_and_order;
 mod defaults;
 mod functions;
 mod inline_agent;
+mod input_events;
 mod mcp;
 mod numbers;
 mod public_shapes;
+mod session_create;
+mod session_update;
 mod text;
 mod tool_union;
 mod web_search;
