@@ -103,15 +103,16 @@ fn main() {
             .await
             .unwrap();
         auth::bootstrap(&store, Some(KEY), 0).await.unwrap();
-        let state = Arc::new(AppState {
-            store: Arc::new(store),
-            keys: auth::KeyCache::new(dir.path()),
-            secrets: SecretBox::from_key(&[1u8; 32]).unwrap(),
-            config: CoreConfig {
+        let state = Arc::new(AppState::new(
+            Arc::new(store),
+            SecretBox::from_key(&[1u8; 32]).unwrap(),
+            CoreConfig {
                 data_dir: dir.path().to_owned(),
                 default_harness: HarnessId::Codex,
+                runtime_token: None,
             },
-        });
+            None,
+        ));
         let core = serve(router(state)).await;
         let client: HttpClient = Client::builder(TokioExecutor::new()).build_http();
 

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::middleware::{from_fn, from_fn_with_state};
+use axum::extract::State;
+use axum::http::StatusCode;
 use axum::routing::get;
 use switchboard_execution::HarnessId;
 use switchboard_store::Store;
@@ -20,6 +22,8 @@ pub struct CoreConfig {
     pub data_dir: PathBuf,
     /// The harness a Session runs on when neither the Session nor its Agent selects one.
     pub default_harness: HarnessId,
+    /// The bearer token remote Runtimes must present; `None` refuses every remote Runtime.
+    pub runtime_token: Option<String>,
 }
 
 /// What every handler shares.
@@ -28,21 +32,52 @@ pub struct AppState {
     pub keys: crate::auth::KeyCache,
     pub secrets: SecretBox,
     pub config: CoreConfig,
+    pub engine: Arc<crate::session::Engine>,
+}
+
+impl AppState {
+    /// State with a fresh Session engine over `store`.
+    pub fn new(
+        store: Arc<dyn Store>,
+        secrets: SecretBox,
+        config: CoreConfig,
+        default_provider: Option<switchboard_execution::ModelProvider>,
+    ) -> AppState {
+        AppState {
+            engine: crate::session::Engine::new(store.clone(), secrets.clone(), default_provider),
+            keys: crate::auth::KeyCache::new(&config.data_dir),
+            store,
+            secrets,
+            config,
+        }
+    }
 }
 
 /// The full route table.
 pub fn router(state: Arc<AppState>) -> Router {
     let v1 = Router::new()
         .merge(routes::agents::routes())
+        .merge(routes::sessions::routes())
         .fallback(edge::not_found)
         .layer(from_fn_with_state(state.clone(), edge::beta_and_auth));
     Router::new()
         .nest("/v1", v1)
         .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
         .fallback(edge::not_found)
         // The body gate applies its own per-route limits; axum's default would answer 413 in
         // the wrong shape.
         .layer(DefaultBodyLimit::disable())
         .layer(from_fn(edge::request_id))
         .with_state(state)
+}
+
+/// 200 once the store is open (it is, or Core would not run) and the local Runtime has
+/// advertised its harnesses; 503 before.
+async fn readyz(State(state): State<Arc<AppState>>) -> (StatusCode, &'static str) {
+    if state.engine.links.local_ready() {
+        (StatusCode::OK, "ready")
+    } else {
+        (StatusCode::SERVICE_UNAVAILABLE, "the local Runtime has not advertised its harnesses yet")
+    }
 }

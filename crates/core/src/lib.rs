@@ -10,6 +10,7 @@ pub mod auth;
 pub mod edge;
 pub mod routes;
 pub mod secrets;
+pub mod session;
 
 pub use app::{AppState, CoreConfig, router};
 

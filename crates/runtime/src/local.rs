@@ -55,6 +55,17 @@ impl LocalRuntime {
         self.notices.subscribe()
     }
 
+    /// Core's two channels, leaving the Runtime running in the background until `to_runtime`
+    /// is dropped (a server that runs until its process exits).
+    pub fn into_channels(
+        self,
+    ) -> (
+        mpsc::Sender<Envelope<CoreToRuntime>>,
+        mpsc::Receiver<Envelope<RuntimeToCore>>,
+    ) {
+        (self.to_runtime, self.from_runtime)
+    }
+
     /// Closes Core's side and waits until every Session's native process has ended.
     pub async fn shutdown(self) {
         let LocalRuntime {

@@ -9,7 +9,8 @@ use anyhow::Context;
 use clap::Args;
 use switchboard_core::secrets::SecretBox;
 use switchboard_core::{AppState, CoreConfig, auth, router};
-use switchboard_execution::HarnessId;
+use switchboard_execution::{HarnessId, ModelProvider, ProviderProtocol};
+use switchboard_runtime::{LocalRuntime, Locator, Registry, RuntimeOptions};
 use switchboard_store::SqliteStore;
 
 #[derive(Args)]
@@ -23,6 +24,17 @@ pub struct ServeArgs {
     /// The harness a Session runs on when neither it nor its Agent selects one.
     #[arg(long, default_value = "codex", value_parser = parse_harness)]
     pub default_harness: HarnessId,
+    /// The deployment's model provider (a Responses API root such as `http://127.0.0.1:9000/v1`),
+    /// for Sessions whose Agent and request name none.
+    #[arg(long, env = "SWITCHBOARD_MODEL_PROVIDER_URL")]
+    pub model_provider_url: Option<String>,
+    /// The API key sent to `--model-provider-url`.
+    #[arg(long, env = "SWITCHBOARD_MODEL_PROVIDER_KEY", default_value = "", hide_env_values = true)]
+    pub model_provider_key: String,
+    /// The bearer token remote Runtimes present on `/v1/runtime/connect`; remote Runtimes are
+    /// refused when it is unset.
+    #[arg(long, env = "SWITCHBOARD_RUNTIME_TOKEN", hide_env_values = true)]
+    pub runtime_token: Option<String>,
 }
 
 fn parse_harness(s: &str) -> Result<HarnessId, String> {
@@ -47,15 +59,32 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .filter(|s| !s.is_empty());
     let created = auth::bootstrap(&store, wanted.as_deref(), switchboard_core::unix_now()).await?;
 
-    let state = Arc::new(AppState {
-        store: Arc::new(store),
-        keys: auth::KeyCache::new(&args.data_dir),
+    let default_provider = args.model_provider_url.clone().map(|base_url| ModelProvider {
+        protocol: ProviderProtocol::Responses,
+        base_url,
+        api_key: args.model_provider_key.clone(),
+        context_window: None,
+        max_output_tokens: None,
+    });
+    let state = Arc::new(AppState::new(
+        Arc::new(store),
         secrets,
-        config: CoreConfig {
+        CoreConfig {
             data_dir: args.data_dir.clone(),
             default_harness: args.default_harness,
+            runtime_token: args.runtime_token.clone(),
         },
-    });
+        default_provider,
+    ));
+    state.engine.recover().await.context("settling Turns left by the last run")?;
+
+    // The local Runtime: same protocol, in-memory channels.
+    let registry = Arc::new(Registry::standard(Locator::from_env(&args.data_dir)));
+    let local = LocalRuntime::start(registry, RuntimeOptions::for_data_dir(&args.data_dir));
+    let (to_runtime, from_runtime) = local.into_channels();
+    state
+        .engine
+        .attach("local".to_owned(), true, to_runtime, from_runtime);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;

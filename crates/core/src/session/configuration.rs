@@ -1,0 +1,107 @@
+//! From the frozen Session snapshot to the configuration the Runtime receives.
+//!
+//! The public model and the protocol spell the same enum values but are separate types (the
+//! wire must not change because a public type did), so values cross by their serde spelling.
+//! [`ExecutionControls`] carries an option only when the Agent set it or a pinned default
+//! applies: an absent option keeps the harness's native behaviour.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use switchboard_execution::{
+    ModelProvider, ResolvedAgent, SessionSnapshot, TextFormat, Tool, model::Verbosity,
+};
+use switchboard_protocol::configuration::{
+    ExecutionControls, FunctionToolSpec, ModelProviderConfig, OutputFormat,
+    ProgrammaticToolCallingControl, ReasoningControl, SessionConfiguration, WebSearchControl,
+};
+
+/// Converts between two types that share a serde spelling.
+fn same<A: Serialize, B: DeserializeOwned>(a: &A) -> B {
+    serde_json::from_value(serde_json::to_value(a).expect("serializes"))
+        .expect("the public and protocol enums spell the same values")
+}
+
+/// The snapshot `validate_selection` checks, from the resolved agent.
+pub fn snapshot(
+    agent: &ResolvedAgent,
+    agent_id: Option<String>,
+    placement: switchboard_execution::Placement,
+    harness: switchboard_execution::HarnessId,
+) -> SessionSnapshot {
+    SessionSnapshot {
+        agent_id,
+        placement,
+        harness,
+        model: agent.model.clone(),
+        instructions: agent.instructions.clone(),
+        tools: agent.tools.clone(),
+        text: agent.text.clone(),
+        reasoning: agent.reasoning,
+        service_tier: agent.service_tier,
+        multi_agent: agent.multi_agent,
+        model_provider: agent.x_agents_core.model_provider.clone(),
+        harness_config: agent.x_agents_core.harness_config.clone(),
+    }
+}
+
+/// The `execution_prepare` configuration. `provider` has its key open.
+pub fn configuration(snap: &SessionSnapshot, provider: &ModelProvider) -> SessionConfiguration {
+    let mut controls = ExecutionControls::default();
+    if let TextFormat::JsonSchema { schema } = &snap.text.format {
+        controls.output_format = Some(OutputFormat::json_schema(schema.clone()));
+    }
+    for tool in &snap.tools {
+        match tool {
+            Tool::WebSearch(w) => {
+                controls.web_search = Some(WebSearchControl {
+                    mode: same(&w.mode),
+                    context_size: same(&w.context_size),
+                    allowed_domains: w.allowed_domains.clone(),
+                    location: w.location.as_ref().map(same),
+                })
+            }
+            Tool::ProgrammaticToolCalling(p) => {
+                controls.programmatic_tool_calling =
+                    Some(ProgrammaticToolCallingControl { enabled: p.enabled })
+            }
+            _ => {}
+        }
+    }
+    if snap.text.verbosity != Verbosity::Medium {
+        controls.text_verbosity = Some(same(&snap.text.verbosity));
+    }
+    if snap.reasoning.effort.is_some() || snap.reasoning.summary.is_some() {
+        controls.reasoning = Some(ReasoningControl {
+            effort: snap.reasoning.effort.as_ref().map(same),
+            summary: snap.reasoning.summary.as_ref().map(same),
+        });
+    }
+    if snap.service_tier != switchboard_execution::ServiceTier::Auto {
+        controls.service_tier = Some(same(&snap.service_tier));
+    }
+    SessionConfiguration {
+        harness: same(&snap.harness),
+        model: snap.model.clone(),
+        instructions: snap.instructions.clone(),
+        model_provider: ModelProviderConfig {
+            protocol: same(&provider.protocol),
+            base_url: provider.base_url.clone(),
+            api_key: provider.api_key.clone(),
+            context_window: provider.context_window,
+            max_output_tokens: provider.max_output_tokens,
+        },
+        function_tools: snap
+            .functions()
+            .map(|f| FunctionToolSpec {
+                name: f.name.clone(),
+                description: f.description.clone(),
+                parameters: f.parameters.clone(),
+                defer_loading: f.defer_loading,
+            })
+            .collect(),
+        tool_search: snap.has_tool_search(),
+        execution_controls: controls,
+        mcp_servers: Vec::new(),
+        harness_config: snap.harness_config.clone(),
+    }
+}

@@ -1,0 +1,192 @@
+//! Session creation: the admission pipeline, then one commit (core-contracts §2.3).
+//!
+//! Order: protocol and parser errors, the saved Agent (404), placement rules, the model
+//! provider, the harness declaration ([`validate_selection`]), then Runtime availability and
+//! capabilities. A request a harness can never run gets the declaration's message even when
+//! that harness is not installed. Every rejection happens before anything is written.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use switchboard_execution::{
+    EnvironmentRequest, HarnessId, ModelProvider, parse_session_create, resolve,
+};
+use switchboard_harness::{declaration, required_capabilities, validate_selection};
+use switchboard_store::SessionRecord;
+use switchboard_wire::ids::{IdKind, new_id};
+use switchboard_wire::{ApiError, ErrorCode};
+use tokio::sync::broadcast;
+
+use super::configuration::{configuration, snapshot};
+use super::engine::Engine;
+use super::hub::Published;
+use super::links::Unavailable;
+use super::objects::SessionStatus;
+use super::state::{Live, SessionDoc, SessionMeta, Tx};
+use crate::app::AppState;
+use crate::edge::Failure;
+use crate::unix_now;
+
+const NO_PROVIDER: &str = "This Session was created without a model provider and cannot run. Create a new Session with x_agents_core.model_provider or an Agent that has one saved.";
+const HOSTED: &str = "This service does not provide openai_hosted environments; use environment none or self_hosted.";
+
+fn unsupported(param: Option<&str>, message: String) -> Failure {
+    Failure(ApiError::new(
+        ErrorCode::UnsupportedConfiguration,
+        param.map(str::to_owned),
+        message,
+    ))
+}
+
+fn harness_name(h: HarnessId) -> String {
+    serde_json::to_value(h)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// A created Session: its public object, and the creation stream's subscription when the
+/// request asked for `stream: true`.
+pub struct Created {
+    pub session: Value,
+    pub session_id: String,
+    pub stream: Option<(Published, broadcast::Receiver<Published>)>,
+}
+
+pub async fn create(
+    engine: &Arc<Engine>,
+    state: &AppState,
+    body: &Map<String, Value>,
+) -> Result<Created, Failure> {
+    let req = parse_session_create(body)?;
+    let saved = match &req.agent_id {
+        Some(id) => Some(crate::routes::agents::load(state, id).await?.1),
+        None => None,
+    };
+    let mut agent = resolve(saved.as_ref(), req.agent.as_ref())?;
+    agent.x_agents_core = agent.x_agents_core.overridden_by(&req.x_agents_core);
+
+    if let EnvironmentRequest::OpenaiHosted(_) = req.environment {
+        return Err(unsupported(Some("environment"), HOSTED.to_owned()));
+    }
+    let placement = req.environment.placement();
+    let harness = agent
+        .x_agents_core
+        .harness
+        .unwrap_or(state.config.default_harness);
+    let provider: ModelProvider = match &agent.x_agents_core.model_provider {
+        Some(p) => p.clone(),
+        None => engine.default_provider.clone().ok_or_else(|| {
+            Failure(ApiError::new(
+                ErrorCode::InvalidRequest("model_provider_required"),
+                Some("x_agents_core.model_provider".into()),
+                NO_PROVIDER,
+            ))
+        })?,
+    };
+    let mut snap = snapshot(&agent, req.agent_id.clone(), placement.clone(), harness);
+    snap.model_provider = Some(provider.clone());
+    let decl = declaration(harness);
+    validate_selection(decl, &snap).map_err(|e| unsupported(e.param.as_deref(), e.message))?;
+
+    let config = configuration(&snap, &provider);
+    let required = required_capabilities(&snap);
+    if let Err(why) = engine.links.pick(config.harness, &required, "") {
+        let name = harness_name(harness);
+        let message = match why {
+            Unavailable::Harness => {
+                format!("No connected Runtime can run the {name} harness right now.")
+            }
+            Unavailable::Capability(c) => format!(
+                "No connected Runtime advertises the {} capability for the {name} harness.",
+                c.as_str()
+            ),
+        };
+        return Err(unsupported(None, message));
+    }
+
+    // Everything is admitted: build the Session, provider key sealed in its document.
+    let now = unix_now();
+    let mut stored_agent = agent.clone();
+    if let Some(p) = stored_agent.x_agents_core.model_provider.as_mut() {
+        p.api_key = engine.secrets.seal(&p.api_key);
+    }
+    let environment = match &req.environment {
+        EnvironmentRequest::SelfHosted {
+            workspace_directory,
+            capability_directories,
+        } => json!({
+            "type": "self_hosted", "id": null, "remote_url": null,
+            "workspace_directory": workspace_directory,
+            "capability_directories": capability_directories.clone().unwrap_or(json!([])),
+        }),
+        _ => json!({ "type": "none" }),
+    };
+    let live = Live {
+        meta: SessionMeta {
+            id: new_id(IdKind::Session),
+            created_at: now,
+            agent_id: req.agent_id.clone(),
+            metadata: req.metadata.clone(),
+        },
+        doc: SessionDoc {
+            agent: stored_agent,
+            harness,
+            placement,
+            environment,
+            status: SessionStatus::Idle,
+            required_actions: Vec::new(),
+            last_active_at: now,
+            error: None,
+            usage_sum: Some(Default::default()),
+            ended_turns: 0,
+            vault_ids: req.vault_ids.clone(),
+            prompt_cache_options: req.prompt_cache_options.clone(),
+            review: req.review.clone(),
+            active: None,
+        },
+        config: Arc::new(config),
+    };
+    let session_id = live.meta.id.clone();
+    let created = json!({ "type": "agent.session.created", "session": live.to_json() });
+    let mut tx = Tx::new(&live);
+    tx.touch();
+    for message in req.input.iter().flatten() {
+        super::input::message(&mut tx, message)?;
+    }
+    let mut guard = engine.lock_new(live).await;
+    // The creation stream subscribes before anything is published, so it misses nothing.
+    let stream = req.stream.then(|| {
+        let rx = engine.hub.subscribe(&session_id);
+        let first = Published {
+            kind: "agent.session.created".into(),
+            json: with_event_id(created).to_string().into(),
+        };
+        (first, rx)
+    });
+    if let Err(e) = engine.commit(&mut guard, tx).await {
+        *guard = None;
+        drop(guard);
+        engine.forget(&session_id);
+        return Err(e.into());
+    }
+    let session = guard.as_ref().expect("committed").to_json();
+    Ok(Created {
+        session,
+        session_id,
+        stream,
+    })
+}
+
+fn with_event_id(mut event: Value) -> Value {
+    if let Some(obj) = event.as_object_mut() {
+        obj.insert("event_id".into(), json!(new_id(IdKind::Event)));
+    }
+    event
+}
+
+/// The public object of a stored Session row (lists read rows, not locks).
+pub fn session_json(rec: &SessionRecord) -> Result<Value, Failure> {
+    let (meta, doc) = super::engine::parse_record(rec)?;
+    Ok(super::state::session_json(&meta, &doc))
+}

@@ -1,0 +1,442 @@
+//! What the Runtime's Turn frames do to a Session (agents-api-wire §8.2 sequences).
+//!
+//! Each native item gets a public Item ID of its own (native IDs are unique only per harness
+//! thread) and an `output_index` in the order it was first seen. Message text streams as
+//! `output_text.delta` events and is written to the store only when the message completes.
+//! A function call is registered as a required action in the same change that publishes its
+//! `item.added`, so a caller that reacts to the event always finds the call pending.
+
+use serde_json::{Value, json};
+use switchboard_protocol::RuntimeToCore;
+use switchboard_protocol::messages::{
+    CommandExecution, CommandStatus, MessagePhase, MessageStatus, OutputMessage, TurnOutcome,
+};
+use switchboard_wire::ids::{IdKind, new_id};
+
+use super::objects::{
+    EXECUTION_FAILED, TurnStatus, add_usage, assistant_message_item, command_execution_item,
+    fields, function_call_item, function_call_output_item, reasoning_item, turn_event, usage_json,
+};
+use super::state::{CallDoc, CallState, NativeItem, NativeKind, Tx};
+use crate::unix_now;
+
+fn phase_str(p: Option<MessagePhase>) -> Option<&'static str> {
+    p.map(|p| match p {
+        MessagePhase::Commentary => "commentary",
+        MessagePhase::FinalAnswer => "final_answer",
+    })
+}
+
+/// Applies one Turn frame of the active Run.
+pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
+    match message {
+        RuntimeToCore::OutputMessage(m) => output_message(tx, m),
+        RuntimeToCore::Delta(d) => {
+            let Some((sid, tid)) = ids(tx) else { return };
+            let Some(turn) = tx.active() else { return };
+            let Some(item) = turn.native.get_mut(&d.item_id) else {
+                tracing::warn!(item = %d.item_id, "a delta for an unopened message is ignored");
+                return;
+            };
+            item.text.push_str(&d.delta);
+            let (item_id, index) = (item.public_id.clone(), item.output_index);
+            tx.publish(turn_event(
+                "agent.session.turn.output_text.delta",
+                &sid,
+                &tid,
+                fields([
+                    ("item_id", json!(item_id)),
+                    ("output_index", json!(index)),
+                    ("content_index", json!(0)),
+                    ("delta", json!(d.delta)),
+                ]),
+            ));
+        }
+        RuntimeToCore::Reasoning(r) => {
+            let Some((sid, tid)) = ids(tx) else { return };
+            let (id, index) = open_native(tx, &r.item_id, NativeKind::Reasoning);
+            let doc = reasoning_item(&id, &tid, Some(&r.text), "completed");
+            let added = reasoning_item(&id, &tid, None, "in_progress");
+            publish_item(tx, "agent.session.turn.item.added", &sid, &tid, Some(index), added);
+            if !r.text.is_empty() {
+                let part = |text: &str| json!({ "type": "summary_text", "text": text });
+                let at = |extra: [(&str, Value); 1]| {
+                    let mut f = fields([
+                        ("item_id", json!(id)),
+                        ("output_index", json!(index)),
+                        ("summary_index", json!(0)),
+                    ]);
+                    f.extend(fields(extra));
+                    f
+                };
+                let events = [
+                    ("agent.session.turn.reasoning_summary_part.added", at([("part", part(""))])),
+                    ("agent.session.turn.reasoning_summary_text.delta", at([("delta", json!(r.text))])),
+                    ("agent.session.turn.reasoning_summary_text.done", at([("text", json!(r.text))])),
+                    ("agent.session.turn.reasoning_summary_part.done", at([("part", part(&r.text))])),
+                ];
+                for (kind, f) in events {
+                    tx.publish(turn_event(kind, &sid, &tid, f));
+                }
+            }
+            finish_native(tx, &r.item_id, doc, &sid, &tid);
+        }
+        RuntimeToCore::CommandExecution(c) => command(tx, c),
+        RuntimeToCore::Usage(u) => {
+            if let Some(turn) = tx.active() {
+                turn.usage = Some(u);
+            }
+        }
+        RuntimeToCore::FunctionCall(call) => {
+            let Some((sid, tid)) = ids(tx) else { return };
+            let Some(turn) = tx.active() else { return };
+            if turn.call(&call.call_id).is_some() {
+                tracing::warn!(call = %call.call_id, "a repeated function_call is ignored");
+                return;
+            }
+            let index = turn.take_output_index();
+            let doc = CallDoc {
+                name: call.name.clone(),
+                arguments: call.arguments.clone(),
+                state: if turn.cancel_requested {
+                    CallState::Cancelled
+                } else {
+                    CallState::Pending
+                },
+                submission: None,
+                output: None,
+                error: None,
+                delivery_id: None,
+            };
+            turn.calls.push((call.call_id.clone(), doc.clone()));
+            tx.put_call(&tid, &call.call_id, &doc);
+            let item_id = new_id(IdKind::Item);
+            let item = |status| {
+                function_call_item(&item_id, &tid, &call.call_id, &call.name, &call.arguments, status)
+            };
+            tx.put_item(&tid, &item("completed"));
+            publish_item(tx, "agent.session.turn.item.added", &sid, &tid, Some(index), item("in_progress"));
+            publish_item(tx, "agent.session.turn.item.done", &sid, &tid, Some(index), item("completed"));
+            tx.refresh_status();
+        }
+        RuntimeToCore::CallAbandoned(a) => {
+            let Some(turn) = tx.active() else { return };
+            let tid = turn.turn.id.clone();
+            let Some(call) = turn.call_mut(&a.call_id) else { return };
+            if call.state == CallState::Pending {
+                call.state = CallState::Abandoned;
+                let doc = call.clone();
+                tx.put_call(&tid, &a.call_id, &doc);
+                tx.refresh_status();
+            }
+        }
+        RuntimeToCore::InteractionDecisionAck(ack) => {
+            let Some((sid, tid)) = ids(tx) else { return };
+            let Some(turn) = tx.active() else { return };
+            let Some(call_id) = turn.deliveries.remove(&ack.delivery_id) else { return };
+            let fail_turn = !ack.applied
+                && ack.error_code.as_deref() != Some("function_result_unconfirmed");
+            if fail_turn {
+                tracing::warn!(call = %call_id, code = ?ack.error_code, error = ?ack.error, "the Runtime refused an admitted result; the Turn fails");
+                turn.fail_on_done = true;
+                turn.engine_error = Some((
+                    ack.error_code.clone().unwrap_or_default(),
+                    ack.error.clone().unwrap_or_default(),
+                ));
+                if let Some(link) = turn.link {
+                    let run = turn.run_id.clone();
+                    tx.send(link, run, switchboard_protocol::messages::PromptCancel {}.into());
+                }
+            }
+            let Some(turn) = tx.active() else { return };
+            let Some(call) = turn.call_mut(&call_id) else { return };
+            call.state = if ack.applied {
+                CallState::Applied
+            } else {
+                CallState::Unconfirmed
+            };
+            let doc = call.clone();
+            tx.put_call(&tid, &call_id, &doc);
+            if ack.applied {
+                // A function result gets `item.added` only, as an input item.
+                let item = function_call_output_item(
+                    &new_id(IdKind::Item),
+                    &tid,
+                    &call_id,
+                    doc.output.clone().unwrap_or(Value::Null),
+                    doc.error.clone().unwrap_or(Value::Null),
+                );
+                tx.put_item(&tid, &item);
+                publish_item(tx, "agent.session.turn.item.added", &sid, &tid, None, item);
+            }
+            tx.refresh_status();
+        }
+        RuntimeToCore::PromptSteerAck(ack) => {
+            if !ack.accepted {
+                tracing::warn!(input = %ack.input_id, code = ?ack.error_code, error = ?ack.error, "the harness did not take a steered message");
+            }
+        }
+        RuntimeToCore::Error(e) => {
+            tracing::warn!(code = %e.code, message = %e.message, http_status = ?e.http_status, "the Turn failed natively");
+            if let Some(turn) = tx.active() {
+                turn.engine_error = Some((e.code, e.message));
+            }
+        }
+        RuntimeToCore::Done(done) => {
+            let Some(turn) = tx.active() else { return };
+            let status = match done.outcome {
+                _ if turn.fail_on_done => TurnStatus::Failed,
+                TurnOutcome::Completed => TurnStatus::Completed,
+                TurnOutcome::Failed => TurnStatus::Failed,
+                TurnOutcome::Cancelled => TurnStatus::Cancelled,
+            };
+            settle(tx, status, done.usage);
+        }
+        other => tracing::warn!(frame = ?other, "unexpected frame for a Run"),
+    }
+}
+
+/// The Session and active Turn IDs.
+fn ids(tx: &mut Tx) -> Option<(String, String)> {
+    let sid = tx.id().to_owned();
+    let tid = tx.active()?.turn.id.clone();
+    Some((sid, tid))
+}
+
+fn publish_item(tx: &mut Tx, kind: &str, sid: &str, tid: &str, index: Option<u64>, item: Value) {
+    tx.publish(turn_event(
+        kind,
+        sid,
+        tid,
+        fields([("output_index", json!(index)), ("item", item)]),
+    ));
+}
+
+/// The public ID and output index of a native item, registering it on first sight.
+fn open_native(tx: &mut Tx, native_id: &str, kind: NativeKind) -> (String, u64) {
+    let turn = tx.active().expect("an active Turn");
+    if let Some(item) = turn.native.get(native_id) {
+        return (item.public_id.clone(), item.output_index);
+    }
+    let index = turn.take_output_index();
+    let public_id = new_id(IdKind::Item);
+    turn.native.insert(
+        native_id.to_owned(),
+        NativeItem {
+            public_id: public_id.clone(),
+            output_index: index,
+            kind,
+            text: String::new(),
+            phase: None,
+            done: false,
+            doc: Value::Null,
+        },
+    );
+    (public_id, index)
+}
+
+/// Marks a native item done with its final document: stored and published as `item.done`.
+fn finish_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str) {
+    let Some(turn) = tx.active() else { return };
+    let Some(item) = turn.native.get_mut(native_id) else { return };
+    item.done = true;
+    item.doc = doc.clone();
+    let index = item.output_index;
+    tx.put_item(tid, &doc);
+    publish_item(tx, "agent.session.turn.item.done", sid, tid, Some(index), doc);
+}
+
+fn output_message(tx: &mut Tx, m: OutputMessage) {
+    let Some((sid, tid)) = ids(tx) else { return };
+    let known = tx.active().is_some_and(|t| t.native.contains_key(&m.id));
+    let (id, index) = open_native(tx, &m.id, NativeKind::Message);
+    let at = |extra: Vec<(&str, Value)>| {
+        let mut f = fields([
+            ("item_id", json!(id)),
+            ("output_index", json!(index)),
+            ("content_index", json!(0)),
+        ]);
+        f.extend(extra.into_iter().map(|(k, v)| (k.to_owned(), v)));
+        f
+    };
+    if !known {
+        let opened = assistant_message_item(&id, &tid, "in_progress", phase_str(m.phase), None);
+        tx.put_item(&tid, &opened);
+        if let Some(item) = tx.active().and_then(|t| t.native.get_mut(&m.id)) {
+            item.doc = opened.clone();
+            item.phase = m.phase;
+        }
+        publish_item(tx, "agent.session.turn.item.added", &sid, &tid, Some(index), opened);
+        let part = json!({ "type": "output_text", "text": "", "annotations": [] });
+        tx.publish(turn_event(
+            "agent.session.turn.content_part.added",
+            &sid,
+            &tid,
+            at(vec![("part", part)]),
+        ));
+    }
+    if m.status != MessageStatus::Completed {
+        return;
+    }
+    let streamed = tx
+        .active()
+        .and_then(|t| t.native.get(&m.id))
+        .map(|i| i.text.clone())
+        .unwrap_or_default();
+    // A message first seen complete (or never streamed) sends its whole text as one delta.
+    if streamed.is_empty() && !m.text.is_empty() {
+        tx.publish(turn_event(
+            "agent.session.turn.output_text.delta",
+            &sid,
+            &tid,
+            at(vec![("delta", json!(m.text))]),
+        ));
+    }
+    tx.publish(turn_event(
+        "agent.session.turn.output_text.done",
+        &sid,
+        &tid,
+        at(vec![("text", json!(m.text))]),
+    ));
+    let part = json!({ "type": "output_text", "text": m.text, "annotations": [] });
+    tx.publish(turn_event(
+        "agent.session.turn.content_part.done",
+        &sid,
+        &tid,
+        at(vec![("part", part)]),
+    ));
+    let done = assistant_message_item(&id, &tid, "completed", phase_str(m.phase), Some(&m.text));
+    finish_native(tx, &m.id, done, &sid, &tid);
+}
+
+fn command(tx: &mut Tx, c: CommandExecution) {
+    let Some((sid, tid)) = ids(tx) else { return };
+    let known = tx.active().is_some_and(|t| t.native.contains_key(&c.item_id));
+    let (id, index) = open_native(tx, &c.item_id, NativeKind::Command);
+    if !known {
+        let opened = command_execution_item(&id, &tid, &c.command, None, None, "in_progress");
+        tx.put_item(&tid, &opened);
+        if let Some(item) = tx.active().and_then(|t| t.native.get_mut(&c.item_id)) {
+            item.doc = opened.clone();
+        }
+        publish_item(tx, "agent.session.turn.item.added", &sid, &tid, Some(index), opened);
+    }
+    let status = match c.status {
+        CommandStatus::InProgress => return,
+        CommandStatus::Completed => "completed",
+        CommandStatus::Failed | CommandStatus::Declined => "failed",
+    };
+    if let Some(output) = c.output.as_deref().filter(|o| !o.is_empty()) {
+        tx.publish(turn_event(
+            "agent.output.command_execution_output.delta",
+            &sid,
+            &tid,
+            fields([
+                ("item_id", json!(id)),
+                ("output_index", json!(index)),
+                ("delta", json!(output)),
+            ]),
+        ));
+    }
+    let done = command_execution_item(&id, &tid, &c.command, c.output.as_deref(), c.exit_code, status);
+    finish_native(tx, &c.item_id, done, &sid, &tid);
+}
+
+/// Binds the queued Turn to a Runtime link: it is `in_progress` from here.
+pub fn bind(tx: &mut Tx, link: u64) {
+    let sid = tx.id().to_owned();
+    let Some(turn) = tx.active() else { return };
+    turn.link = Some(link);
+    turn.turn.status = TurnStatus::InProgress;
+    turn.turn.started_at = Some(unix_now());
+    let public = turn.turn.clone();
+    tx.put_turn(&public);
+    tx.touch();
+    tx.publish(turn_event(
+        "agent.session.turn.in_progress",
+        &sid,
+        &public.id,
+        fields([("turn", public.to_json())]),
+    ));
+}
+
+/// Fails the active Turn for a reason that stays internal.
+pub fn fail(tx: &mut Tx, code: &str, message: &str) {
+    tracing::warn!(session = %tx.id(), code, message, "the Turn failed");
+    if let Some(turn) = tx.active() {
+        turn.engine_error = Some((code.to_owned(), message.to_owned()));
+    }
+    settle(tx, TurnStatus::Failed, None);
+}
+
+/// Ends the active Turn: unfinished Items become `incomplete`, unanswered calls stop being
+/// required actions, usage is recorded, then `turn.<outcome>` and the Session's new status.
+pub fn settle(tx: &mut Tx, status: TurnStatus, usage: Option<switchboard_protocol::messages::Usage>) {
+    let sid = tx.id().to_owned();
+    let Some(mut turn) = tx.live.doc.active.take() else { return };
+    let tid = turn.turn.id.clone();
+    let now = unix_now();
+
+    let mut unfinished: Vec<_> = turn.native.values().filter(|i| !i.done).cloned().collect();
+    unfinished.sort_by_key(|i| i.output_index);
+    for item in unfinished {
+        let mut doc = item.doc.clone();
+        if let Some(obj) = doc.as_object_mut() {
+            obj.insert("status".into(), json!("incomplete"));
+            if item.kind == NativeKind::Message {
+                obj.insert(
+                    "content".into(),
+                    json!([{ "type": "output_text", "text": item.text, "annotations": [] }]),
+                );
+            }
+        }
+        tx.put_item(&tid, &doc);
+        publish_item(tx, "agent.session.turn.item.done", &sid, &tid, Some(item.output_index), doc);
+    }
+    for (call_id, call) in turn.calls.iter_mut() {
+        let next = match call.state {
+            CallState::Pending if turn.cancel_requested => CallState::Cancelled,
+            CallState::Pending => CallState::Settled,
+            CallState::Submitted => CallState::Unconfirmed,
+            _ => continue,
+        };
+        call.state = next;
+        let doc = call.clone();
+        tx.put_call(&tid, call_id, &doc);
+    }
+
+    let usage = usage.or(turn.usage);
+    turn.turn.status = status;
+    turn.turn.completed_at = Some(now);
+    turn.turn.usage = usage.as_ref().map(usage_json);
+    if status == TurnStatus::Failed {
+        turn.turn.error = Some(json!({ "code": "internal_error", "message": EXECUTION_FAILED }));
+        if let Some((code, message)) = &turn.engine_error {
+            tracing::info!(session = %sid, turn = %tid, code, message, "native cause of the failure");
+        }
+    }
+    let doc = &mut tx.live.doc;
+    doc.ended_turns += 1;
+    doc.usage_sum = match (doc.usage_sum, usage) {
+        (Some(sum), Some(u)) => Some(add_usage(&sum, &u)),
+        _ => None,
+    };
+    doc.error = (status == TurnStatus::Failed).then(|| EXECUTION_FAILED.to_owned());
+    doc.last_active_at = now;
+    tx.put_turn(&turn.turn);
+    let kind = match status {
+        TurnStatus::Completed => "agent.session.turn.completed",
+        TurnStatus::Failed => "agent.session.turn.failed",
+        _ => "agent.session.turn.cancelled",
+    };
+    tx.publish(turn_event(
+        kind,
+        &sid,
+        &tid,
+        fields([
+            ("turn", turn.turn.to_json()),
+            ("usage", turn.turn.usage.clone().unwrap_or(Value::Null)),
+        ]),
+    ));
+    tx.refresh_status();
+}

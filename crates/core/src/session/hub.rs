@@ -1,0 +1,178 @@
+//! The SSE hub: live Session events, fanned out to every open stream.
+//!
+//! Events are serialized once, under the Session lock, in commit order, and broadcast to the
+//! Session's subscribers. Nothing is kept for replay: a stream starts at the next event
+//! (agents-api-wire §8.2, "live only"). A subscriber that falls more than [`BUFFER`] events
+//! behind never slows the publisher or anyone else; it receives an `error` event with code
+//! `stream_interrupted` and its stream ends (core-contracts §8).
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::Response;
+use futures::Stream;
+use serde_json::{Value, json};
+use switchboard_wire::ids::{IdKind, new_id};
+use tokio::sync::broadcast;
+
+/// Events a subscriber may lag behind before it is cut off.
+pub const BUFFER: usize = 256;
+/// A comment line every this often keeps proxies and clients from timing the stream out.
+pub const KEEPALIVE: Duration = Duration::from_secs(15);
+
+/// One published event: its type (for stream end rules) and its serialized JSON.
+#[derive(Debug, Clone)]
+pub struct Published {
+    pub kind: Arc<str>,
+    pub json: Arc<str>,
+}
+
+#[derive(Default)]
+pub struct Hub {
+    channels: Mutex<HashMap<String, broadcast::Sender<Published>>>,
+}
+
+impl Hub {
+    /// Subscribes to a Session's events from now on.
+    pub fn subscribe(&self, session_id: &str) -> broadcast::Receiver<Published> {
+        let mut channels = self.channels.lock().expect("hub lock");
+        channels
+            .entry(session_id.to_owned())
+            .or_insert_with(|| broadcast::channel(BUFFER).0)
+            .subscribe()
+    }
+
+    /// Publishes one event (an object with `type`); `event_id` is added here.
+    pub fn publish(&self, session_id: &str, mut event: Value) {
+        let kind: Arc<str> = event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .into();
+        if let Some(obj) = event.as_object_mut() {
+            obj.insert("event_id".into(), json!(new_id(IdKind::Event)));
+        }
+        let mut channels = self.channels.lock().expect("hub lock");
+        let Some(tx) = channels.get(session_id) else {
+            return;
+        };
+        let json: Arc<str> = event.to_string().into();
+        if tx.send(Published { kind, json }).is_err() {
+            // Nobody listens: drop the channel so idle Sessions hold no memory.
+            channels.remove(session_id);
+        }
+    }
+
+    /// Ends every stream of a deleted Session.
+    pub fn close(&self, session_id: &str) {
+        self.channels.lock().expect("hub lock").remove(session_id);
+    }
+}
+
+/// When a stream ends on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamEnd {
+    /// `GET …/events`: spans Turns; ends only when the Session is deleted or the reader lags.
+    Never,
+    /// `stream: true` on create: after the first `agent.session.idle` that follows a finished
+    /// Turn, or after `agent.session.failed`.
+    AfterTurn,
+}
+
+/// The `text/event-stream` response for a subscription. Headers go out at once: the SDK's
+/// `sessions.stream()` waits for them before it posts input (agents-api-wire §8.1).
+pub fn sse_response(
+    status: StatusCode,
+    session_id: String,
+    first: Option<Published>,
+    rx: broadcast::Receiver<Published>,
+    end: StreamEnd,
+) -> Response {
+    let body = Body::from_stream(frames(session_id, first, rx, end));
+    let mut resp = Response::new(body);
+    *resp.status_mut() = status;
+    let h = resp.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream; charset=utf-8"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    resp
+}
+
+struct Reader {
+    session_id: String,
+    first: Option<Published>,
+    rx: broadcast::Receiver<Published>,
+    end: StreamEnd,
+    turn_finished: bool,
+    done: bool,
+}
+
+/// A `data:` frame. No `id:` line is ever sent: once a frame has one, the SDK turns a
+/// comment-only block into an empty event and fails (agents-api-wire §8.1).
+fn data_frame(json: &str) -> Bytes {
+    Bytes::from(format!("data: {json}\n\n"))
+}
+
+fn frames(
+    session_id: String,
+    first: Option<Published>,
+    rx: broadcast::Receiver<Published>,
+    end: StreamEnd,
+) -> impl Stream<Item = Result<Bytes, Infallible>> {
+    let reader = Reader {
+        session_id,
+        first,
+        rx,
+        end,
+        turn_finished: false,
+        done: false,
+    };
+    futures::stream::unfold(reader, |mut r| async move {
+        if r.done {
+            return None;
+        }
+        if let Some(first) = r.first.take() {
+            return Some((Ok(data_frame(&first.json)), r));
+        }
+        let next = tokio::time::timeout(KEEPALIVE, r.rx.recv()).await;
+        let event = match next {
+            // A comment line without a blank line: safe for the SDK's parser (§8.1).
+            Err(_) => return Some((Ok(Bytes::from_static(b":\n")), r)),
+            Ok(Ok(event)) => event,
+            Ok(Err(broadcast::error::RecvError::Closed)) => return None,
+            Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
+                r.done = true;
+                let error = json!({
+                    "event_id": new_id(IdKind::Event),
+                    "type": "error",
+                    "session_id": r.session_id,
+                    "error": {
+                        "type": "server_error",
+                        "code": "stream_interrupted",
+                        "message": "The event stream fell too far behind and was closed. Resubscribe, then read the Session, its Turns and Items.",
+                        "param": null,
+                    },
+                });
+                return Some((Ok(data_frame(&error.to_string())), r));
+            }
+        };
+        if r.end == StreamEnd::AfterTurn {
+            match &*event.kind {
+                "agent.session.turn.completed"
+                | "agent.session.turn.failed"
+                | "agent.session.turn.cancelled" => r.turn_finished = true,
+                "agent.session.idle" if r.turn_finished => r.done = true,
+                "agent.session.failed" => r.done = true,
+                _ => {}
+            }
+        }
+        Some((Ok(data_frame(&event.json)), r))
+    })
+}

@@ -1,0 +1,197 @@
+//! Runtime links: the Runtimes connected to Core, what each advertises, and which Sessions each
+//! has prepared.
+//!
+//! A link is a pair of frame channels, the same for the in-process Runtime and for a remote one
+//! whose WebSocket is bridged onto channels. A link's `heartbeat` replaces its advertisement;
+//! an advertisement alone never enables an operation, it only narrows what the harness
+//! declaration already allows (core-contracts §6.4).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::Value;
+use switchboard_harness::Capability;
+use switchboard_protocol::capabilities::HarnessAdvertisement;
+use switchboard_protocol::configuration::HarnessId;
+use switchboard_protocol::envelope::Envelope;
+use switchboard_protocol::messages::PreparationStatus;
+use switchboard_protocol::CoreToRuntime;
+use tokio::sync::{mpsc, oneshot};
+
+struct Link {
+    runtime_id: String,
+    local: bool,
+    tx: mpsc::Sender<Envelope<CoreToRuntime>>,
+    harnesses: Vec<HarnessAdvertisement>,
+    prepared: HashSet<String>,
+}
+
+/// Why no connected Runtime can run a Session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unavailable {
+    /// No Runtime has the harness installed and runnable.
+    Harness,
+    /// Runtimes have the harness, but none advertises this capability.
+    Capability(Capability),
+}
+
+#[derive(Default)]
+pub struct Links {
+    next: AtomicU64,
+    links: Mutex<HashMap<u64, Link>>,
+    preparing: Mutex<HashMap<(u64, String), oneshot::Sender<PreparationStatus>>>,
+}
+
+fn advertises(ad: &HarnessAdvertisement, capability: Capability) -> bool {
+    // The capability names are the wire member names of `Capabilities`.
+    serde_json::to_value(ad.capabilities)
+        .ok()
+        .and_then(|v| v.get(capability.as_str()).and_then(Value::as_bool))
+        .unwrap_or(false)
+}
+
+impl Links {
+    pub fn add(
+        &self,
+        runtime_id: String,
+        local: bool,
+        tx: mpsc::Sender<Envelope<CoreToRuntime>>,
+    ) -> u64 {
+        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
+        self.links.lock().expect("links lock").insert(
+            id,
+            Link {
+                runtime_id,
+                local,
+                tx,
+                harnesses: Vec::new(),
+                prepared: HashSet::new(),
+            },
+        );
+        id
+    }
+
+    pub fn remove(&self, link: u64) {
+        self.links.lock().expect("links lock").remove(&link);
+        self.preparing
+            .lock()
+            .expect("preparing lock")
+            .retain(|(l, _), _| *l != link);
+    }
+
+    pub fn runtime_id(&self, link: u64) -> Option<String> {
+        let links = self.links.lock().expect("links lock");
+        links.get(&link).map(|l| l.runtime_id.clone())
+    }
+
+    pub fn set_advertisement(&self, link: u64, harnesses: Vec<HarnessAdvertisement>) {
+        if let Some(l) = self.links.lock().expect("links lock").get_mut(&link) {
+            l.harnesses = harnesses;
+        }
+    }
+
+    /// `/readyz`: the local Runtime has advertised its harnesses.
+    pub fn local_ready(&self) -> bool {
+        let links = self.links.lock().expect("links lock");
+        links.values().any(|l| l.local && !l.harnesses.is_empty())
+    }
+
+    /// A link that can run `harness` with every `required` capability, preferring one that
+    /// has the Session prepared already.
+    pub fn pick(
+        &self,
+        harness: HarnessId,
+        required: &[Capability],
+        session_id: &str,
+    ) -> Result<u64, Unavailable> {
+        let links = self.links.lock().expect("links lock");
+        let mut missing = None;
+        let mut best: Option<u64> = None;
+        for (id, link) in links.iter() {
+            let Some(ad) = link
+                .harnesses
+                .iter()
+                .find(|a| a.harness == harness && a.available)
+            else {
+                continue;
+            };
+            if let Some(cap) = required.iter().find(|c| !advertises(ad, **c)) {
+                missing.get_or_insert(*cap);
+                continue;
+            }
+            if link.prepared.contains(session_id) {
+                return Ok(*id);
+            }
+            best = Some(best.map_or(*id, |b| b.min(*id)));
+        }
+        best.ok_or(match missing {
+            Some(cap) => Unavailable::Capability(cap),
+            None => Unavailable::Harness,
+        })
+    }
+
+    pub fn is_prepared(&self, link: u64, session_id: &str) -> bool {
+        let links = self.links.lock().expect("links lock");
+        links
+            .get(&link)
+            .is_some_and(|l| l.prepared.contains(session_id))
+    }
+
+    pub fn set_prepared(&self, link: u64, session_id: &str, prepared: bool) {
+        if let Some(l) = self.links.lock().expect("links lock").get_mut(&link) {
+            if prepared {
+                l.prepared.insert(session_id.to_owned());
+            } else {
+                l.prepared.remove(session_id);
+            }
+        }
+    }
+
+    /// Links holding a prepared executor for the Session.
+    pub fn preparing_links(&self, session_id: &str) -> Vec<u64> {
+        let links = self.links.lock().expect("links lock");
+        links
+            .iter()
+            .filter(|(_, l)| l.prepared.contains(session_id))
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// Registers interest in the outcome of a preparation (`ready` or `failed`).
+    pub fn expect_preparation(
+        &self,
+        link: u64,
+        session_id: &str,
+    ) -> oneshot::Receiver<PreparationStatus> {
+        let (tx, rx) = oneshot::channel();
+        self.preparing
+            .lock()
+            .expect("preparing lock")
+            .insert((link, session_id.to_owned()), tx);
+        rx
+    }
+
+    pub fn preparation_settled(&self, link: u64, status: PreparationStatus) {
+        let waiter = self
+            .preparing
+            .lock()
+            .expect("preparing lock")
+            .remove(&(link, status.session_id.clone()));
+        if let Some(waiter) = waiter {
+            let _ = waiter.send(status);
+        }
+    }
+
+    /// Sends a frame; false when the link is gone.
+    pub async fn send(&self, link: u64, id: Option<String>, message: CoreToRuntime) -> bool {
+        let tx = {
+            let links = self.links.lock().expect("links lock");
+            links.get(&link).map(|l| l.tx.clone())
+        };
+        match tx {
+            Some(tx) => tx.send(Envelope::new(id, message)).await.is_ok(),
+            None => false,
+        }
+    }
+}

@@ -1,0 +1,355 @@
+//! A Session's state and the transaction every change goes through.
+//!
+//! [`Live`] is the whole state of one Session: its identity, its stored document
+//! ([`SessionDoc`], which includes the active Turn), and the frozen configuration the Runtime
+//! receives. Every operation (an input batch, a Runtime frame, a dispatch step) works on a
+//! [`Tx`]: a copy of the state plus what the change must write, publish and send. The engine
+//! commits a `Tx` under the Session lock: the write becomes durable first, then the copy
+//! replaces the state, then the events are published and the frames sent. A rejected `Tx` is
+//! dropped, so a rejected request changes nothing.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use switchboard_execution::{HarnessId, Placement, ResolvedAgent, public::session_agent_fields};
+use switchboard_protocol::configuration::SessionConfiguration;
+use switchboard_protocol::content::InputPart;
+use switchboard_protocol::messages::{MessagePhase, Usage};
+use switchboard_store::{CallRecord, ItemRecord, SessionRecord, SessionWrite, TurnRecord};
+
+use super::objects::{RequiredAction, SessionStatus, Turn, usage_json};
+
+/// Identity and list filters.
+#[derive(Debug, Clone)]
+pub struct SessionMeta {
+    pub id: String,
+    pub created_at: i64,
+    pub agent_id: Option<String>,
+    pub metadata: Map<String, Value>,
+}
+
+/// The stored Session document (everything but identity and metadata).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SessionDoc {
+    /// The resolved agent, model provider key sealed.
+    pub agent: ResolvedAgent,
+    pub harness: HarnessId,
+    pub placement: Placement,
+    pub environment: Value,
+    pub status: SessionStatus,
+    pub required_actions: Vec<RequiredAction>,
+    pub last_active_at: i64,
+    pub error: Option<String>,
+    /// Sum of ended root Turns' usage; `None` once one ended with unknown usage.
+    pub usage_sum: Option<Usage>,
+    pub ended_turns: u64,
+    pub vault_ids: Vec<String>,
+    pub prompt_cache_options: Option<Value>,
+    pub review: Option<String>,
+    /// The root Turn that has not settled.
+    pub active: Option<ActiveTurn>,
+}
+
+/// What kind of native item a Runtime item ID stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum NativeKind {
+    Message,
+    Reasoning,
+    Command,
+}
+
+/// A Runtime item seen in this Turn, and the public Item it became.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NativeItem {
+    pub public_id: String,
+    pub output_index: u64,
+    pub kind: NativeKind,
+    /// Text streamed so far (messages).
+    pub text: String,
+    pub phase: Option<MessagePhase>,
+    pub done: bool,
+    /// The Item as last written.
+    pub doc: Value,
+}
+
+/// A function call of the active Turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallState {
+    /// Waiting for the caller's result.
+    Pending,
+    /// A result is admitted and on its way to the harness.
+    Submitted,
+    /// The harness applied the result (receipt confirmed).
+    Applied,
+    /// The harness said nothing certain about the result.
+    Unconfirmed,
+    /// The harness abandoned the call before any result applied.
+    Abandoned,
+    /// The Turn was cancelled before a result arrived.
+    Cancelled,
+    /// The Turn ended before a result arrived.
+    Settled,
+}
+
+/// The stored document of one call.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CallDoc {
+    pub name: String,
+    pub arguments: String,
+    pub state: CallState,
+    /// The admitted `tool_result` event exactly as received (retry identity).
+    pub submission: Option<String>,
+    /// The public `output` and `error` of the admitted result.
+    pub output: Option<Value>,
+    pub error: Option<Value>,
+    pub delivery_id: Option<String>,
+}
+
+/// The root Turn being run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ActiveTurn {
+    pub turn: Turn,
+    pub run_id: String,
+    /// The message that opened the Turn, sent with `execution_start`.
+    pub start_input: Vec<InputPart>,
+    /// Messages that joined before the Turn started: sent as steers once it has.
+    pub pending_steers: Vec<Vec<InputPart>>,
+    /// `execution_start` went out: the Runtime owns the Turn now.
+    pub started: bool,
+    /// The Runtime link the Turn is bound to.
+    pub link: Option<u64>,
+    pub cancel_requested: bool,
+    /// The Runtime refused an admitted result: the Turn fails when it settles.
+    pub fail_on_done: bool,
+    pub next_output_index: u64,
+    pub native: HashMap<String, NativeItem>,
+    /// Calls in the order the harness made them: `(call_id, call)`.
+    pub calls: Vec<(String, CallDoc)>,
+    /// Deliveries awaiting their receipt: delivery ID → call ID.
+    pub deliveries: HashMap<String, String>,
+    pub usage: Option<Usage>,
+    /// The native error behind a failure (logged and kept; never public).
+    pub engine_error: Option<(String, String)>,
+}
+
+impl ActiveTurn {
+    pub fn call(&self, call_id: &str) -> Option<&CallDoc> {
+        self.calls.iter().find(|(id, _)| id == call_id).map(|(_, c)| c)
+    }
+
+    pub fn call_mut(&mut self, call_id: &str) -> Option<&mut CallDoc> {
+        self.calls
+            .iter_mut()
+            .find(|(id, _)| id == call_id)
+            .map(|(_, c)| c)
+    }
+
+    /// The next `output_index` of this Turn.
+    pub fn take_output_index(&mut self) -> u64 {
+        let i = self.next_output_index;
+        self.next_output_index += 1;
+        i
+    }
+}
+
+/// One Session's whole state.
+#[derive(Debug, Clone)]
+pub struct Live {
+    pub meta: SessionMeta,
+    pub doc: SessionDoc,
+    /// The frozen configuration, model provider key open.
+    pub config: Arc<SessionConfiguration>,
+}
+
+impl Live {
+    /// The public status follows the active Turn (agents-api-wire §11).
+    pub fn derive_status(&self) -> SessionStatus {
+        match &self.doc.active {
+            Some(turn) => {
+                let awaiting = turn.calls.iter().any(|(_, c)| c.state == CallState::Pending);
+                if awaiting && !turn.cancel_requested {
+                    SessionStatus::RequiresAction
+                } else {
+                    SessionStatus::InProgress
+                }
+            }
+            None if self.doc.error.is_some() => SessionStatus::Failed,
+            None => SessionStatus::Idle,
+        }
+    }
+
+    /// The public AgentSession object.
+    pub fn to_json(&self) -> Value {
+        session_json(&self.meta, &self.doc)
+    }
+
+    /// The store record of the Session row.
+    pub fn record(&self) -> SessionRecord {
+        SessionRecord {
+            id: self.meta.id.clone(),
+            created_at: self.meta.created_at,
+            agent_id: self.meta.agent_id.clone(),
+            metadata: Value::Object(self.meta.metadata.clone()).to_string(),
+            active_turn_id: self.doc.active.as_ref().map(|t| t.turn.id.clone()),
+            doc: serde_json::to_string(&self.doc).expect("a SessionDoc always serializes"),
+        }
+    }
+}
+
+/// The public AgentSession object of a Session's identity and document.
+pub fn session_json(meta: &SessionMeta, doc: &SessionDoc) -> Value {
+    {
+        let mut agent = Map::new();
+        agent.insert("id".into(), json!(meta.agent_id));
+        agent.extend(session_agent_fields(&doc.agent));
+        let usage = match (&doc.active, &doc.usage_sum) {
+            (None, Some(sum)) if doc.ended_turns > 0 => usage_json(sum),
+            _ => Value::Null,
+        };
+        let mut obj = Map::new();
+        obj.insert("id".into(), json!(meta.id));
+        obj.insert("object".into(), json!("agent.session"));
+        obj.insert("created_at".into(), json!(meta.created_at));
+        obj.insert("last_active_at".into(), json!(doc.last_active_at));
+        obj.insert("metadata".into(), Value::Object(meta.metadata.clone()));
+        obj.insert("vault_ids".into(), json!(doc.vault_ids));
+        obj.insert("status".into(), json!(doc.status));
+        obj.insert("required_actions".into(), json!(doc.required_actions));
+        obj.insert("agent".into(), Value::Object(agent));
+        obj.insert("environment".into(), doc.environment.clone());
+        obj.insert("error".into(), json!(doc.error));
+        obj.insert("usage".into(), usage);
+        if let Some(p) = &doc.prompt_cache_options {
+            obj.insert("prompt_cache_options".into(), p.clone());
+        }
+        if let Some(r) = &doc.review {
+            obj.insert("review".into(), json!(r));
+        }
+        let mut x = doc.agent.x_agents_core.public();
+        if let Some(x) = x.as_object_mut() {
+            x.insert("harness".into(), json!(doc.harness));
+        }
+        obj.insert("x_agents_core".into(), x);
+        Value::Object(obj)
+    }
+}
+
+
+/// What a change does once committed, besides writing.
+#[derive(Debug)]
+pub enum Effect {
+    /// Publish an event on the Session's streams.
+    Publish(Value),
+    /// Move the active Turn forward on a Runtime (prepare, start, steer).
+    Drive,
+    /// Send a frame on a Runtime link.
+    Send {
+        link: u64,
+        id: String,
+        message: switchboard_protocol::CoreToRuntime,
+    },
+}
+
+/// A change in progress: a copy of the state and everything the change will do.
+pub struct Tx {
+    pub live: Live,
+    pub write: SessionWrite,
+    pub effects: Vec<Effect>,
+    /// Whether the Session document changed and must be written.
+    pub touched: bool,
+}
+
+impl Tx {
+    pub fn new(live: &Live) -> Tx {
+        Tx {
+            live: live.clone(),
+            write: SessionWrite::default(),
+            effects: Vec::new(),
+            touched: false,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.live.meta.id
+    }
+
+    pub fn active(&mut self) -> Option<&mut ActiveTurn> {
+        self.live.doc.active.as_mut()
+    }
+
+    pub fn publish(&mut self, event: Value) {
+        self.effects.push(Effect::Publish(event));
+    }
+
+    pub fn send(&mut self, link: u64, id: String, message: switchboard_protocol::CoreToRuntime) {
+        self.effects.push(Effect::Send { link, id, message });
+    }
+
+    /// Marks the Session row for writing.
+    pub fn touch(&mut self) {
+        self.touched = true;
+    }
+
+    pub fn put_item(&mut self, turn_id: &str, doc: &Value) {
+        let id = doc["id"].as_str().unwrap_or_default().to_owned();
+        self.write.items.retain(|i| i.id != id);
+        self.write.items.push(ItemRecord {
+            id,
+            session_id: self.live.meta.id.clone(),
+            turn_id: turn_id.to_owned(),
+            doc: doc.to_string(),
+        });
+    }
+
+    pub fn put_turn(&mut self, turn: &Turn) {
+        self.write.turns.retain(|t| t.id != turn.id);
+        self.write.turns.push(TurnRecord {
+            id: turn.id.clone(),
+            session_id: self.live.meta.id.clone(),
+            doc: turn.to_json().to_string(),
+        });
+    }
+
+    pub fn put_call(&mut self, turn_id: &str, call_id: &str, doc: &CallDoc) {
+        self.write.calls.retain(|c| c.call_id != call_id);
+        self.write.calls.push(CallRecord {
+            session_id: self.live.meta.id.clone(),
+            call_id: call_id.to_owned(),
+            turn_id: turn_id.to_owned(),
+            doc: serde_json::to_string(doc).expect("a CallDoc always serializes"),
+        });
+    }
+
+    /// Recomputes the Session status; publishes the matching Session event when it changed
+    /// (`in_progress`, `requires_action`), with the snapshot as of this change.
+    pub fn refresh_status(&mut self) {
+        let status = self.live.derive_status();
+        self.live.doc.required_actions = match &self.live.doc.active {
+            Some(turn) if !turn.cancel_requested => turn
+                .calls
+                .iter()
+                .filter(|(_, c)| matches!(c.state, CallState::Pending | CallState::Submitted))
+                .map(|(id, c)| {
+                    RequiredAction::function_call(&turn.turn.id, id, &c.name, &c.arguments)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        self.touch();
+        if status == self.live.doc.status {
+            return;
+        }
+        self.live.doc.status = status;
+        let kind = match status {
+            SessionStatus::InProgress => "agent.session.in_progress",
+            SessionStatus::RequiresAction => "agent.session.requires_action",
+            SessionStatus::Idle => "agent.session.idle",
+            SessionStatus::Failed => "agent.session.failed",
+        };
+        let session = self.live.to_json();
+        self.publish(json!({ "type": kind, "session": session }));
+    }
+}
