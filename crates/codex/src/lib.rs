@@ -86,6 +86,7 @@ impl CodexAdapter {
             durable_input_receipts: true,
             durable_turns: true,
             function_tools: true,
+            subagent_control: true,
             ..Capabilities::default()
         }
     }

@@ -7,7 +7,8 @@
 //! Hermetic defaults: one custom provider whose key comes from an environment variable (never
 //! on the command line), no retries (a failing provider fails the Turn at once instead of
 //! backing off for minutes), no update check, no analytics or feedback, and no plugin sync (the
-//! only startup traffic codex makes besides the provider).
+//! only startup traffic codex makes besides the provider), and no native Subagents
+//! (`features.multi_agent = false`).
 //!
 //! Execution controls are sent only when present, so an absent option leaves codex's native
 //! default untouched:
@@ -42,6 +43,10 @@ pub fn config_overrides(config: &SessionConfiguration) -> Vec<String> {
     out.set("analytics.enabled", false);
     out.set("feedback.enabled", false);
     out.set("features.plugins", false);
+    // Subagents are off for every Session this protocol version carries (multi_agent
+    // execution needs subagent observations, which this adapter does not report yet): the
+    // `subagent_control` capability.
+    out.set("features.multi_agent", false);
     controls(&mut out, &config.execution_controls);
     out.0
 }
