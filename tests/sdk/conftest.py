@@ -103,3 +103,85 @@ def error_of(body):
     assert set(body) == {"error"}, body
     assert set(body["error"]) == {"message", "type", "param", "code"}, body
     return body["error"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Sessions: Core with its local Runtime (the real pinned codex) against the mock model.
+
+import time  # noqa: E402
+
+from mock_model.mock_support import MockModel  # noqa: E402
+
+
+def wait_ready(base_url: str, timeout: float = 30.0):
+    """Polls `/readyz` (a condition, not a sleep) until the local Runtime has advertised."""
+    root = base_url.rsplit("/v1", 1)[0]
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(root + "/readyz") as r:
+                if r.status == 200:
+                    return
+        except urllib.error.HTTPError as e:
+            if e.code != 503:
+                raise
+        if time.monotonic() > deadline:
+            raise AssertionError("the local Runtime never advertised its harnesses")
+        time.sleep(0.05)
+
+
+class Engine:
+    """A mock model plus a server whose deployment model provider is that mock."""
+
+    def __init__(self, tmp: pathlib.Path, scenario=None, extra_serve=()):
+        (tmp / "mock").mkdir(exist_ok=True)
+        self.mock = MockModel(tmp / "mock", scenario)
+        self.server = Server(
+            tmp, "--model-provider-url", self.mock.base_url + "/v1", "--model-provider-key", "mock-key", *extra_serve
+        )
+        wait_ready(self.server.base_url)
+        self.client = OpenAI(base_url=self.server.base_url, api_key=API_KEY, max_retries=0)
+        self.raw = Raw(self.server.base_url)
+
+    def journal(self):
+        return self.mock.journal()
+
+    def stop(self):
+        self.server.stop()
+        self.mock.stop()
+
+
+@pytest.fixture
+def start_engine(tmp_path):
+    """Starts an Engine with an optional mock scenario (see docs/mock-model.md)."""
+    started = []
+
+    def start(scenario=None, extra_serve=()):
+        directory = tmp_path / f"engine{len(started)}"
+        directory.mkdir()
+        engine = Engine(directory, scenario, extra_serve)
+        started.append(engine)
+        return engine
+
+    yield start
+    for engine in started:
+        engine.stop()
+
+
+@pytest.fixture
+def engine(start_engine):
+    """An Engine with the mock's built-in default (first offered function called once, then text)."""
+    return start_engine()
+
+
+WEATHER_FUNCTION = {
+    "type": "function",
+    "name": "get_weather",
+    "description": "Current weather for a city.",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+        "additionalProperties": False,
+    },
+}
