@@ -1,0 +1,261 @@
+//! Core against a scripted Runtime peer.
+//!
+//! These tests drive Core's side of the Core–Runtime protocol directly: the test holds the
+//! Runtime end of a link and answers frames by hand. They cover what no pinned harness can be
+//! made to do on demand (abandon a call, refuse a receipt, lose its link at an exact moment).
+//! Everything a real harness does is tested against the real binaries in the SDK suite.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use switchboard_core::secrets::SecretBox;
+use switchboard_core::{AppState, CoreConfig, auth, router};
+use switchboard_execution::{HarnessId, ModelProvider, ProviderProtocol};
+use switchboard_protocol::capabilities::{Capabilities, HarnessAdvertisement};
+use switchboard_protocol::configuration::HarnessId as WireHarness;
+use switchboard_protocol::envelope::Envelope;
+use switchboard_protocol::messages::{Heartbeat, PreparationState, PreparationStatus};
+use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
+use switchboard_store::SqliteStore;
+use tokio::sync::mpsc;
+
+pub const KEY: &str = "sk-sb-peer-test-key";
+
+pub struct Peer {
+    pub base: String,
+    pub state: Arc<AppState>,
+    pub to_core: mpsc::Sender<Envelope<RuntimeToCore>>,
+    pub from_core: mpsc::Receiver<Envelope<CoreToRuntime>>,
+    http: reqwest::Client,
+    _dir: tempfile::TempDir,
+}
+
+/// Every capability on: the peer claims to run anything the codex declaration admits.
+fn all_capabilities() -> Capabilities {
+    let Value::Object(mut fields) = serde_json::to_value(Capabilities::default()).unwrap() else {
+        unreachable!()
+    };
+    for v in fields.values_mut() {
+        *v = json!(true);
+    }
+    serde_json::from_value(Value::Object(fields)).unwrap()
+}
+
+impl Peer {
+    /// Core on an ephemeral port with no Runtime connected yet.
+    pub async fn core_only() -> (Arc<AppState>, String, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(&dir.path().join("core.sqlite")).await.unwrap();
+        auth::bootstrap(&store, Some(KEY), 0).await.unwrap();
+        let provider = ModelProvider {
+            protocol: ProviderProtocol::Responses,
+            base_url: "http://127.0.0.1:9/v1".into(),
+            api_key: "k".into(),
+            context_window: None,
+            max_output_tokens: None,
+        };
+        let state = Arc::new(AppState::new(
+            Arc::new(store),
+            SecretBox::from_key(&[7u8; 32]).unwrap(),
+            CoreConfig {
+                data_dir: dir.path().to_owned(),
+                default_harness: HarnessId::Codex,
+                runtime_token: None,
+            },
+            Some(provider),
+        ));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}/v1", listener.local_addr().unwrap());
+        let app = router(state.clone());
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        (state, base, dir)
+    }
+
+    /// Core with this peer attached and advertising codex.
+    pub async fn start() -> Peer {
+        let (state, base, dir) = Peer::core_only().await;
+        let peer = Peer::attach(state, base, dir);
+        peer.heartbeat().await;
+        peer.wait_ready().await;
+        peer
+    }
+
+    pub fn attach(state: Arc<AppState>, base: String, dir: tempfile::TempDir) -> Peer {
+        let (to_runtime, from_core) = mpsc::channel(64);
+        let (to_core, from_runtime) = mpsc::channel(64);
+        state
+            .engine
+            .attach("peer".into(), true, to_runtime, from_runtime);
+        Peer {
+            base,
+            state,
+            to_core,
+            from_core,
+            http: reqwest::Client::new(),
+            _dir: dir,
+        }
+    }
+
+    /// The Runtime goes away: its end of the link closes.
+    pub fn disconnect(&mut self) {
+        self.to_core = mpsc::channel(1).0;
+        self.from_core = mpsc::channel(1).1;
+    }
+
+    /// A new Runtime link on the same Core (not advertising yet).
+    pub fn reconnect(&mut self) {
+        let (to_runtime, from_core) = mpsc::channel(64);
+        let (to_core, from_runtime) = mpsc::channel(64);
+        self.state
+            .engine
+            .attach("peer".into(), true, to_runtime, from_runtime);
+        self.to_core = to_core;
+        self.from_core = from_core;
+    }
+
+    pub async fn ready(&self, session_id: &str) {
+        let ready = PreparationStatus {
+            session_id: session_id.to_owned(),
+            state: PreparationState::Ready,
+            error_code: None,
+            error: None,
+        };
+        self.to_core
+            .send(Envelope::new(Some(session_id.to_owned()), ready.into()))
+            .await
+            .unwrap();
+    }
+
+    pub async fn heartbeat(&self) {
+        let beat = Heartbeat {
+            supported_harnesses: vec![HarnessAdvertisement {
+                harness: WireHarness::Codex,
+                available: true,
+                version: Some("0.171.0".into()),
+                capabilities: all_capabilities(),
+            }],
+        };
+        self.to_core.send(Envelope::new(None, beat.into())).await.unwrap();
+    }
+
+    async fn wait_ready(&self) {
+        self.until(|| async { self.state.engine.links.local_ready() }).await;
+    }
+
+    /// Polls a condition with a deadline (a condition, never a fixed sleep).
+    pub async fn until<F, Fut>(&self, mut f: F)
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !f().await {
+            assert!(tokio::time::Instant::now() < deadline, "condition not reached in 10 s");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    pub async fn request(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let mut req = self
+            .http
+            .request(method.parse().unwrap(), format!("{}{path}", self.base))
+            .header("authorization", format!("Bearer {KEY}"))
+            .header("openai-beta", "agents=v1");
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let resp = req.send().await.unwrap();
+        let status = resp.status().as_u16();
+        let text = resp.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
+    pub async fn session(&self, id: &str) -> Value {
+        self.request("GET", &format!("/agents/sessions/{id}"), None).await.1
+    }
+
+    pub async fn until_status(&self, id: &str, status: &str) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let session = self.session(id).await;
+            if session["status"] == status {
+                return session;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "status {status} not reached: {session}"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// The next frame Core sends.
+    pub async fn next_frame(&mut self) -> Envelope<CoreToRuntime> {
+        tokio::time::timeout(Duration::from_secs(10), self.from_core.recv())
+            .await
+            .expect("a frame from Core within 10 s")
+            .expect("the link is open")
+    }
+
+    pub async fn send(&self, run_id: &str, message: RuntimeToCore) {
+        self.to_core
+            .send(Envelope::new(Some(run_id.to_owned()), message))
+            .await
+            .unwrap();
+    }
+
+    /// Creates a Session with one function and plays the Runtime until the Turn started.
+    /// Returns (session_id, run_id, turn_id).
+    pub async fn started_turn(&mut self) -> (String, String, String) {
+        let (status, session) = self
+            .request(
+                "POST",
+                "/agents/sessions",
+                Some(json!({
+                    "environment": {"type": "none"},
+                    "agent": {"model": "m", "tools": [{
+                        "type": "function", "name": "lookup", "description": "d",
+                        "parameters": {"type": "object", "properties": {}}
+                    }]},
+                    "input": "go",
+                })),
+            )
+            .await;
+        assert_eq!(status, 201, "{session}");
+        let id = session["id"].as_str().unwrap().to_owned();
+        let CoreToRuntime::ExecutionPrepare(prepare) = self.next_frame().await.message else {
+            panic!("expected execution_prepare first")
+        };
+        assert_eq!(prepare.session_id, id);
+        self.ready(&id).await;
+        let CoreToRuntime::ExecutionStart(start) = self.next_frame().await.message else {
+            panic!("expected execution_start after ready")
+        };
+        (id, start.run_id, start.turn_id)
+    }
+
+    /// Plays a function call of the running Turn and waits until it is a required action.
+    pub async fn call(&mut self, id: &str, run_id: &str, call_id: &str) {
+        let call = switchboard_protocol::messages::FunctionCall {
+            call_id: call_id.into(),
+            name: "lookup".into(),
+            arguments: "{}".into(),
+        };
+        self.send(run_id, call.into()).await;
+        self.until_status(id, "requires_action").await;
+    }
+
+    pub async fn tool_result(&self, id: &str, turn_id: &str, call_id: &str, output: &str) -> (u16, Value) {
+        self.request(
+            "POST",
+            &format!("/agents/sessions/{id}/events"),
+            Some(json!({"events": [{
+                "type": "agent.session.input.tool_result",
+                "turn_id": turn_id, "call_id": call_id, "success": true, "output": output,
+            }]})),
+        )
+        .await
+    }
+}
