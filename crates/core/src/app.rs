@@ -62,6 +62,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .layer(from_fn_with_state(state.clone(), edge::beta_and_auth));
     Router::new()
         .nest("/v1", v1)
+        .merge(crate::runtime_link::routes())
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .fallback(edge::not_found)
@@ -72,12 +73,15 @@ pub fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-/// 200 once the store is open (it is, or Core would not run) and the local Runtime has
-/// advertised its harnesses; 503 before.
+/// 200 once the store is open (it is, or Core would not run) and a Runtime can take work (the
+/// local one, or with none attached any remote one, has advertised its harnesses); 503 before.
 async fn readyz(State(state): State<Arc<AppState>>) -> (StatusCode, &'static str) {
-    if state.engine.links.local_ready() {
+    if state.engine.links.ready() {
         (StatusCode::OK, "ready")
     } else {
-        (StatusCode::SERVICE_UNAVAILABLE, "the local Runtime has not advertised its harnesses yet")
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no Runtime has advertised its harnesses yet",
+        )
     }
 }

@@ -9,6 +9,7 @@ pub mod app;
 pub mod auth;
 pub mod edge;
 pub mod routes;
+pub mod runtime_link;
 pub mod secrets;
 pub mod session;
 

@@ -73,8 +73,22 @@ pub async fn run_remote(
     registry: Arc<Registry>,
     options: RemoteOptions,
 ) -> Result<(), RemoteError> {
+    run_remote_with(core_url, token, registry, options, || {}).await
+}
+
+/// [`run_remote`], calling `on_welcome` once Core has welcomed this Runtime and before the
+/// first frame is served: the moment a daemon is connected, and what tells a connection that
+/// dropped after the handshake from one that never got that far.
+pub async fn run_remote_with(
+    core_url: &str,
+    token: &str,
+    registry: Arc<Registry>,
+    options: RemoteOptions,
+    on_welcome: impl FnOnce(),
+) -> Result<(), RemoteError> {
     let socket = bounded(connect(core_url, token)).await?;
     let socket = bounded(handshake(socket, &options.runtime_id)).await?;
+    on_welcome();
     serve(socket, registry, options.runtime).await
 }
 

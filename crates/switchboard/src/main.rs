@@ -2,6 +2,7 @@
 
 mod harness;
 mod keys;
+mod runtime;
 mod serve;
 
 use clap::{Parser, Subcommand};
@@ -19,7 +20,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run Core with the embedded store and the local Runtime.
+    /// Run Core with the embedded store and (unless --no-local-runtime) the local Runtime.
     Serve(serve::ServeArgs),
     /// Manage Project API keys (stored as digests, never in plain text).
     Keys(keys::KeysArgs),
@@ -27,6 +28,8 @@ enum Command {
     MockModel(switchboard_mock_model::cli::MockModelArgs),
     /// Install the pinned native harnesses and show what the Runtime will find.
     Harness(harness::HarnessArgs),
+    /// Run a Runtime that dials Core over a WebSocket and runs its Sessions here.
+    Runtime(runtime::RuntimeArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -47,6 +50,7 @@ fn main() -> anyhow::Result<()> {
             Command::Keys(a) => keys::run(a).await,
             Command::MockModel(a) => switchboard_mock_model::cli::run(a).await,
             Command::Harness(a) => harness::run(a).await,
+            Command::Runtime(a) => runtime::run(a).await,
         }
     })
 }

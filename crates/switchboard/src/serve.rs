@@ -29,12 +29,21 @@ pub struct ServeArgs {
     #[arg(long, env = "SWITCHBOARD_MODEL_PROVIDER_URL")]
     pub model_provider_url: Option<String>,
     /// The API key sent to `--model-provider-url`.
-    #[arg(long, env = "SWITCHBOARD_MODEL_PROVIDER_KEY", default_value = "", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "SWITCHBOARD_MODEL_PROVIDER_KEY",
+        default_value = "",
+        hide_env_values = true
+    )]
     pub model_provider_key: String,
-    /// The bearer token remote Runtimes present on `/v1/runtime/connect`; remote Runtimes are
-    /// refused when it is unset.
+    /// The bearer token remote Runtimes (`switchboard runtime`) present on `/runtime/connect`;
+    /// remote Runtimes are refused when it is unset.
     #[arg(long, env = "SWITCHBOARD_RUNTIME_TOKEN", hide_env_values = true)]
     pub runtime_token: Option<String>,
+    /// Start no local Runtime: every Runtime is remote. `/readyz` answers 200 once one of them
+    /// has advertised its harnesses.
+    #[arg(long)]
+    pub no_local_runtime: bool,
 }
 
 fn parse_harness(s: &str) -> Result<HarnessId, String> {
@@ -59,13 +68,16 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .filter(|s| !s.is_empty());
     let created = auth::bootstrap(&store, wanted.as_deref(), switchboard_core::unix_now()).await?;
 
-    let default_provider = args.model_provider_url.clone().map(|base_url| ModelProvider {
-        protocol: ProviderProtocol::Responses,
-        base_url,
-        api_key: args.model_provider_key.clone(),
-        context_window: None,
-        max_output_tokens: None,
-    });
+    let default_provider = args
+        .model_provider_url
+        .clone()
+        .map(|base_url| ModelProvider {
+            protocol: ProviderProtocol::Responses,
+            base_url,
+            api_key: args.model_provider_key.clone(),
+            context_window: None,
+            max_output_tokens: None,
+        });
     let state = Arc::new(AppState::new(
         Arc::new(store),
         secrets,
@@ -76,15 +88,27 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         },
         default_provider,
     ));
-    state.engine.recover().await.context("settling Turns left by the last run")?;
-
-    // The local Runtime: same protocol, in-memory channels.
-    let registry = Arc::new(Registry::standard(Locator::from_env(&args.data_dir)));
-    let local = LocalRuntime::start(registry, RuntimeOptions::for_data_dir(&args.data_dir));
-    let (to_runtime, from_runtime) = local.into_channels();
     state
         .engine
-        .attach("local".to_owned(), true, to_runtime, from_runtime);
+        .recover()
+        .await
+        .context("settling Turns left by the last run")?;
+
+    if args.no_local_runtime {
+        if args.runtime_token.as_deref().is_none_or(str::is_empty) {
+            tracing::warn!(
+                "--no-local-runtime without --runtime-token: no Runtime can connect, so no Session can run"
+            );
+        }
+    } else {
+        // The local Runtime: same protocol, in-memory channels.
+        let registry = Arc::new(Registry::standard(Locator::from_env(&args.data_dir)));
+        let local = LocalRuntime::start(registry, RuntimeOptions::for_data_dir(&args.data_dir));
+        let (to_runtime, from_runtime) = local.into_channels();
+        state
+            .engine
+            .attach("local".to_owned(), true, to_runtime, from_runtime);
+    }
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
@@ -103,7 +127,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {

@@ -91,10 +91,22 @@ impl Links {
         }
     }
 
-    /// `/readyz`: the local Runtime has advertised its harnesses.
+    /// The local Runtime has advertised its harnesses.
     pub fn local_ready(&self) -> bool {
         let links = self.links.lock().expect("links lock");
         links.values().any(|l| l.local && !l.harnesses.is_empty())
+    }
+
+    /// `/readyz`: a Runtime can take work. While the local Runtime is attached, that is
+    /// [`Links::local_ready`] (remote ones do not make a deployment with a local Runtime ready).
+    /// With no local link (`serve --no-local-runtime`: every Runtime is remote), any link having
+    /// advertised.
+    pub fn ready(&self) -> bool {
+        let links = self.links.lock().expect("links lock");
+        let local_attached = links.values().any(|l| l.local);
+        links
+            .values()
+            .any(|l| (l.local || !local_attached) && !l.harnesses.is_empty())
     }
 
     /// A link that can run `harness` with every `required` capability, preferring one that

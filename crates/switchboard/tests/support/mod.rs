@@ -1,0 +1,343 @@
+//! The built `switchboard` binary as separate processes: `mock-model`, `serve
+//! --no-local-runtime` and `runtime` dialing it, plus raw HTTP against Core. Every wait polls an
+//! observable condition until a deadline; nothing sleeps for a fixed time.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use switchboard_runtime::Locator;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, ChildStdout, Command};
+
+/// Bound on any single wait (a real codex Turn included).
+pub const WAIT: Duration = Duration::from_secs(90);
+pub const API_KEY: &str = "sk-sb-remote-runtime-test";
+pub const TOKEN: &str = "runtime-test-token";
+
+/// Scratch directories live under the target dir, not /tmp (codex refuses helper binaries
+/// there); removed on drop.
+pub fn scratch(prefix: &str) -> tempfile::TempDir {
+    let parent = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/switchboard-test-state");
+    std::fs::create_dir_all(&parent).unwrap();
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(parent)
+        .unwrap()
+}
+
+/// Whether the Runtime will find the pinned codex binary (as `switchboard runtime` resolves it).
+/// Outside CI a missing binary skips the test loudly; in CI (`CI` set) it fails the test.
+pub fn codex_installed(test: &str) -> bool {
+    let probe = scratch("locate-");
+    let located = Locator::from_env(probe.path()).locate(&switchboard_runtime::install::CODEX);
+    if located.exists {
+        return true;
+    }
+    let message = format!(
+        "codex binary not found (set {} or run scripts/install-harnesses.sh)",
+        switchboard_runtime::install::CODEX.binary_env
+    );
+    let in_ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+    if in_ci {
+        panic!("{message}");
+    }
+    eprintln!("SKIPPED {test}: {message}");
+    false
+}
+
+/// A child process of the built binary, killed when dropped.
+pub struct Process {
+    pub child: Child,
+    /// Stdout after its first line, kept open so later lines do not hit a closed pipe.
+    pub stdout: Option<BufReader<ChildStdout>>,
+}
+
+impl Process {
+    /// Starts `switchboard ARGS`; stdout is piped, stderr inherited unless `capture_stderr`.
+    pub fn spawn(args: &[&str], capture_stderr: bool) -> Process {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_switchboard"));
+        command
+            .args(args)
+            .env("SWITCHBOARD_API_KEY", API_KEY)
+            .env_remove("SWITCHBOARD_RUNTIME_TOKEN")
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("SWITCHBOARD_MODEL_PROVIDER_URL")
+            .env_remove("SWITCHBOARD_MODEL_PROVIDER_KEY")
+            .env_remove("RUST_BACKTRACE")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(if capture_stderr {
+                Stdio::piped()
+            } else {
+                Stdio::inherit()
+            })
+            .kill_on_drop(true);
+        let mut child = command.spawn().expect("spawning the switchboard binary");
+        let stdout = child.stdout.take().map(BufReader::new);
+        Process { child, stdout }
+    }
+
+    /// The next stdout line, bounded.
+    pub async fn line(&mut self) -> String {
+        let stdout = self.stdout.as_mut().expect("stdout is piped");
+        let mut line = String::new();
+        let read = tokio::time::timeout(WAIT, stdout.read_line(&mut line))
+            .await
+            .expect("timed out waiting for a line on stdout")
+            .expect("reading stdout");
+        assert!(
+            read > 0,
+            "the process closed stdout without printing a line"
+        );
+        line.trim_end().to_owned()
+    }
+
+    /// Waits for the process to exit (bounded), returning its status and captured stderr.
+    pub async fn exit(self) -> (std::process::ExitStatus, String) {
+        let output = tokio::time::timeout(WAIT, self.child.wait_with_output())
+            .await
+            .expect("the process did not exit")
+            .expect("waiting for the process");
+        (
+            output.status,
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+}
+
+/// The mock model provider with an optional scenario, journaling to `<dir>/journal.jsonl`.
+pub struct Mock {
+    pub process: Process,
+    /// `http://127.0.0.1:PORT` (no `/v1`).
+    pub base_url: String,
+    pub journal: PathBuf,
+}
+
+impl Mock {
+    pub async fn start(dir: &Path, scenario: Option<Value>) -> Mock {
+        let journal = dir.join("journal.jsonl");
+        let mut args = vec![
+            "mock-model".to_owned(),
+            "--listen".to_owned(),
+            "127.0.0.1:0".to_owned(),
+            "--journal".to_owned(),
+            journal.display().to_string(),
+        ];
+        if let Some(scenario) = scenario {
+            let script = dir.join("scenario.json");
+            std::fs::write(&script, scenario.to_string()).unwrap();
+            args.extend(["--script".to_owned(), script.display().to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut process = Process::spawn(&args, false);
+        let base_url = process.line().await;
+        assert!(
+            base_url.starts_with("http://"),
+            "mock-model printed {base_url:?}"
+        );
+        Mock {
+            process,
+            base_url,
+            journal,
+        }
+    }
+
+    /// Journal entries so far.
+    pub fn entries(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.journal)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+}
+
+/// `switchboard serve --no-local-runtime --runtime-token TOKEN` against a mock model.
+pub struct Core {
+    pub process: Process,
+    /// `http://HOST:PORT` (no `/v1`).
+    pub root: String,
+    http: reqwest::Client,
+}
+
+impl Core {
+    pub async fn start(data_dir: &Path, mock: &Mock) -> Core {
+        Core::start_on(data_dir, mock, "127.0.0.1:0").await
+    }
+
+    /// [`Core::start`] on a given address (to restart a Core where its Runtimes dial).
+    pub async fn start_on(data_dir: &Path, mock: &Mock, listen: &str) -> Core {
+        let provider = format!("{}/v1", mock.base_url);
+        let data_dir = data_dir.display().to_string();
+        let mut process = Process::spawn(
+            &[
+                "serve",
+                "--listen",
+                listen,
+                "--data-dir",
+                &data_dir,
+                "--no-local-runtime",
+                "--runtime-token",
+                TOKEN,
+                "--model-provider-url",
+                &provider,
+                "--model-provider-key",
+                "k",
+            ],
+            false,
+        );
+        let line = process.line().await;
+        let root = line
+            .rsplit(' ')
+            .next()
+            .and_then(|url| url.strip_suffix("/v1"))
+            .unwrap_or_else(|| panic!("unexpected first line from serve: {line:?}"))
+            .to_owned();
+        Core {
+            process,
+            root,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// `ws://HOST:PORT`: what `switchboard runtime --core` takes.
+    pub fn ws_url(&self) -> String {
+        self.root.replacen("http://", "ws://", 1)
+    }
+
+    /// `switchboard runtime` dialing this Core with `token`, its state under `data_dir`.
+    pub fn runtime(&self, token: &str, data_dir: &Path, capture_stderr: bool) -> Process {
+        let data_dir = data_dir.display().to_string();
+        Process::spawn(
+            &[
+                "runtime",
+                "--core",
+                &self.ws_url(),
+                "--token",
+                token,
+                "--data-dir",
+                &data_dir,
+                "--runtime-id",
+                "remote-test",
+            ],
+            capture_stderr,
+        )
+    }
+
+    pub async fn readyz(&self) -> u16 {
+        self.http
+            .get(format!("{}/readyz", self.root))
+            .send()
+            .await
+            .expect("GET /readyz")
+            .status()
+            .as_u16()
+    }
+
+    /// Polls `/readyz` until it answers `status`.
+    pub async fn wait_readyz(&self, status: u16) {
+        poll(&format!("/readyz to answer {status}"), || async {
+            (self.readyz().await == status).then_some(())
+        })
+        .await;
+    }
+
+    /// A Project API request; returns the status and the JSON body (null when empty).
+    pub async fn api(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self
+            .http
+            .request(method, format!("{}/v1{path}", self.root))
+            .header("OpenAI-Beta", "agents=v1")
+            .bearer_auth(API_KEY);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.expect("API request");
+        let status = response.status().as_u16();
+        let text = response.text().await.expect("API response body");
+        let body = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        (status, body)
+    }
+
+    /// Creates a Session on an inline agent (model `gpt-test`, no tools) with input `hi`.
+    pub async fn create_session(&self) -> String {
+        let (status, session) = self
+            .api(
+                "POST",
+                "/agents/sessions",
+                Some(json!({
+                    "environment": {"type": "none"},
+                    "agent": {"model": "gpt-test"},
+                    "input": "hi",
+                })),
+            )
+            .await;
+        assert_eq!(status, 201, "{session}");
+        session["id"].as_str().expect("session id").to_owned()
+    }
+
+    pub async fn get(&self, path: &str) -> Value {
+        let (status, body) = self.api("GET", path, None).await;
+        assert_eq!(status, 200, "GET {path}: {body}");
+        body
+    }
+
+    /// Polls the Session until its status is `status`; panics early on another settled one.
+    pub async fn wait_session(&self, id: &str, status: &str) -> Value {
+        let path = format!("/agents/sessions/{id}");
+        poll(&format!("{id} to be {status}"), || async {
+            let session = self.get(&path).await;
+            if session["status"] == status {
+                return Some(session);
+            }
+            let settled = ["idle", "failed"].contains(&session["status"].as_str().unwrap_or(""));
+            assert!(
+                !settled,
+                "expected {status}, the Session settled as {session}"
+            );
+            None
+        })
+        .await
+    }
+
+    pub async fn turns(&self, id: &str) -> Vec<Value> {
+        let page = self
+            .get(&format!("/agents/sessions/{id}/turns?order=asc&limit=100"))
+            .await;
+        page["data"].as_array().cloned().unwrap_or_default()
+    }
+
+    pub async fn items(&self, id: &str) -> Vec<Value> {
+        let page = self
+            .get(&format!("/agents/sessions/{id}/items?order=asc&limit=100"))
+            .await;
+        page["data"].as_array().cloned().unwrap_or_default()
+    }
+}
+
+/// Calls `check` every 50 ms until it returns `Some`, failing after [`WAIT`].
+pub async fn poll<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
