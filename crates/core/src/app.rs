@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::middleware::{from_fn, from_fn_with_state};
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::get;
 use switchboard_execution::HarnessId;
 use switchboard_store::Store;

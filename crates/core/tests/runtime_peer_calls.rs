@@ -5,9 +5,7 @@ mod support;
 use serde_json::json;
 use support::Peer;
 use switchboard_protocol::CoreToRuntime;
-use switchboard_protocol::messages::{
-    CallAbandoned, Done, InteractionDecisionAck, TurnOutcome,
-};
+use switchboard_protocol::messages::{CallAbandoned, Done, InteractionDecisionAck, TurnOutcome};
 
 const CANNOT_ACCEPT: &str = "The Turn cannot accept this input in its current state.";
 
@@ -17,7 +15,14 @@ async fn an_abandoned_call_stops_being_required_and_refuses_a_later_result() {
     let (id, run, turn) = peer.started_turn().await;
     peer.call(&id, &run, "call_a").await;
 
-    peer.send(&run, CallAbandoned { call_id: "call_a".into() }.into()).await;
+    peer.send(
+        &run,
+        CallAbandoned {
+            call_id: "call_a".into(),
+        }
+        .into(),
+    )
+    .await;
     let session = peer.until_status(&id, "in_progress").await;
     assert_eq!(session["required_actions"], json!([]));
 
@@ -26,7 +31,15 @@ async fn an_abandoned_call_stops_being_required_and_refuses_a_later_result() {
     assert_eq!(body["error"]["message"], CANNOT_ACCEPT);
     assert_eq!(body["error"]["type"], "conflict_error");
 
-    peer.send(&run, Done { outcome: TurnOutcome::Completed, usage: None }.into()).await;
+    peer.send(
+        &run,
+        Done {
+            outcome: TurnOutcome::Completed,
+            usage: None,
+        }
+        .into(),
+    )
+    .await;
     peer.until_status(&id, "idle").await;
 }
 
@@ -46,8 +59,20 @@ async fn the_output_item_appears_only_once_the_harness_applied_the_result() {
     let session = peer.session(&id).await;
     assert_eq!(session["status"], "in_progress");
     assert_eq!(session["required_actions"][0]["call_id"], "call_b");
-    let (_, items) = peer.request("GET", &format!("/agents/sessions/{id}/items?order=asc"), None).await;
-    assert!(items["data"].as_array().unwrap().iter().all(|i| i["type"] != "function_call_output"));
+    let (_, items) = peer
+        .request(
+            "GET",
+            &format!("/agents/sessions/{id}/items?order=asc"),
+            None,
+        )
+        .await;
+    assert!(
+        items["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["type"] != "function_call_output")
+    );
 
     let ack = InteractionDecisionAck {
         delivery_id: result.delivery_id,
@@ -56,8 +81,15 @@ async fn the_output_item_appears_only_once_the_harness_applied_the_result() {
         error: None,
     };
     peer.send(&run, ack.into()).await;
-    peer.until(|| async { peer.session(&id).await["required_actions"] == json!([]) }).await;
-    let (_, items) = peer.request("GET", &format!("/agents/sessions/{id}/items?order=asc"), None).await;
+    peer.until(|| async { peer.session(&id).await["required_actions"] == json!([]) })
+        .await;
+    let (_, items) = peer
+        .request(
+            "GET",
+            &format!("/agents/sessions/{id}/items?order=asc"),
+            None,
+        )
+        .await;
     let output = items["data"]
         .as_array()
         .unwrap()
@@ -87,11 +119,24 @@ async fn a_refused_result_fails_the_turn() {
     };
     peer.send(&run, ack.into()).await;
     // Core stops the native Turn, then settles it as failed.
-    assert!(matches!(peer.next_frame().await.message, CoreToRuntime::PromptCancel(_)));
-    peer.send(&run, Done { outcome: TurnOutcome::Cancelled, usage: None }.into()).await;
+    assert!(matches!(
+        peer.next_frame().await.message,
+        CoreToRuntime::PromptCancel(_)
+    ));
+    peer.send(
+        &run,
+        Done {
+            outcome: TurnOutcome::Cancelled,
+            usage: None,
+        }
+        .into(),
+    )
+    .await;
     let session = peer.until_status(&id, "failed").await;
     assert_eq!(session["error"], "The execution could not complete.");
-    let (_, t) = peer.request("GET", &format!("/agents/sessions/{id}/turns/{turn}"), None).await;
+    let (_, t) = peer
+        .request("GET", &format!("/agents/sessions/{id}/turns/{turn}"), None)
+        .await;
     assert_eq!(t["status"], "failed");
     assert_eq!(
         t["error"],

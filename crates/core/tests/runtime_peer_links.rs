@@ -15,7 +15,9 @@ async fn losing_the_link_mid_turn_fails_the_turn() {
     peer.disconnect();
     let session = peer.until_status(&id, "failed").await;
     assert_eq!(session["error"], "The execution could not complete.");
-    let (_, t) = peer.request("GET", &format!("/agents/sessions/{id}/turns/{turn}"), None).await;
+    let (_, t) = peer
+        .request("GET", &format!("/agents/sessions/{id}/turns/{turn}"), None)
+        .await;
     assert_eq!(t["status"], "failed");
     assert_eq!(t["error"]["code"], "internal_error");
     // The Session stays usable: new input starts a new Turn, which waits for a Runtime.
@@ -42,7 +44,10 @@ async fn a_turn_that_never_started_waits_for_the_next_runtime() {
         .await;
     assert_eq!(status, 201);
     let id = session["id"].as_str().unwrap().to_owned();
-    assert!(matches!(peer.next_frame().await.message, CoreToRuntime::ExecutionPrepare(_)));
+    assert!(matches!(
+        peer.next_frame().await.message,
+        CoreToRuntime::ExecutionPrepare(_)
+    ));
     // The Runtime disappears before it prepared anything: the Turn is not failed.
     peer.disconnect();
     peer.reconnect();
@@ -50,12 +55,22 @@ async fn a_turn_that_never_started_waits_for_the_next_runtime() {
 
     // A new Runtime advertises: the queued Turn goes to it.
     peer.heartbeat().await;
-    assert!(matches!(peer.next_frame().await.message, CoreToRuntime::ExecutionPrepare(_)));
+    assert!(matches!(
+        peer.next_frame().await.message,
+        CoreToRuntime::ExecutionPrepare(_)
+    ));
     peer.ready(&id).await;
     let CoreToRuntime::ExecutionStart(start) = peer.next_frame().await.message else {
         panic!("expected execution_start")
     };
-    peer.send(&start.run_id, Done { outcome: TurnOutcome::Completed, usage: None }.into())
-        .await;
+    peer.send(
+        &start.run_id,
+        Done {
+            outcome: TurnOutcome::Completed,
+            usage: None,
+        }
+        .into(),
+    )
+    .await;
     peer.until_status(&id, "idle").await;
 }

@@ -24,10 +24,10 @@ use switchboard_wire::{ApiError, ErrorCode};
 use crate::app::AppState;
 use crate::edge::{ApiResult, Failure, GatedJson, json as json_response};
 use crate::routes::pages::{list_envelope, page_query};
+use crate::session::create;
 use crate::session::hub::{StreamEnd, sse_response};
 use crate::session::input::{self, KnownCall};
 use crate::session::state::{CallDoc, Tx};
-use crate::session::create;
 
 pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
@@ -114,14 +114,17 @@ async fn update(
     ))
 }
 
-const ACTIVE_TURN: &str =
-    "The Session has an active Turn. Cancel it and wait for the Session to be idle before deleting it.";
+const ACTIVE_TURN: &str = "The Session has an active Turn. Cancel it and wait for the Session to be idle before deleting it.";
 
 async fn delete(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Response> {
     let engine = &state.engine;
     let mut guard = engine.lock(&id).await?;
     if guard.as_ref().is_some_and(|l| l.doc.active.is_some()) {
-        return Err(Failure(ApiError::new(ErrorCode::Conflict, None, ACTIVE_TURN)));
+        return Err(Failure(ApiError::new(
+            ErrorCode::Conflict,
+            None,
+            ACTIVE_TURN,
+        )));
     }
     engine.store.delete_session(&id).await?;
     *guard = None;
@@ -144,7 +147,10 @@ async fn list(
         metadata: Vec::new(),
     };
     for (k, v) in &q {
-        if let Some(key) = k.strip_prefix("metadata[").and_then(|k| k.strip_suffix(']')) {
+        if let Some(key) = k
+            .strip_prefix("metadata[")
+            .and_then(|k| k.strip_suffix(']'))
+        {
             filter.metadata.push((key.to_owned(), v.clone()));
         }
     }

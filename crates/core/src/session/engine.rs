@@ -136,27 +136,35 @@ impl Engine {
             tx.write.session = Some(tx.live.record());
         }
         if !tx.write.is_empty() {
-            self.store.write_session(std::mem::take(&mut tx.write)).await?;
+            self.store
+                .write_session(std::mem::take(&mut tx.write))
+                .await?;
         }
         let id = tx.live.meta.id.clone();
         let run = tx.live.doc.active.as_ref().map(|t| t.run_id.clone());
-        let before = guard.as_ref().and_then(|l| l.doc.active.as_ref()).map(|t| t.run_id.clone());
+        let before = guard
+            .as_ref()
+            .and_then(|l| l.doc.active.as_ref())
+            .map(|t| t.run_id.clone());
         **guard = Some(tx.live);
         if before.is_some() && before != run {
             // The Turn settled: its Run takes no more frames.
-            self.runs.lock().expect("runs lock").remove(&before.unwrap_or_default());
+            self.runs
+                .lock()
+                .expect("runs lock")
+                .remove(&before.unwrap_or_default());
         }
         for effect in tx.effects {
             match effect {
                 Effect::Publish(event) => self.hub.publish(&id, event),
                 Effect::Send { link, id, message } => {
-                    if let CoreToRuntime::ExecutionStart(start) = &message {
+                    if let CoreToRuntime::ExecutionStart(start) = &*message {
                         self.runs
                             .lock()
                             .expect("runs lock")
                             .insert(start.run_id.clone(), start.session_id.clone());
                     }
-                    self.links.send(link, Some(id), message).await;
+                    self.links.send(link, Some(id), *message).await;
                 }
                 Effect::Drive => {
                     let this = self.clone();
@@ -239,6 +247,16 @@ impl Engine {
                 let Ok(mut guard) = self.lock(&session).await else {
                     return;
                 };
+                if let RuntimeToCore::Delta(delta) = message {
+                    let Some(live) = guard.as_mut() else { return };
+                    if live.doc.active.as_ref().map(|t| t.run_id.as_str()) != Some(&run_id) {
+                        return;
+                    }
+                    if let Some(event) = super::frames::delta(live, delta) {
+                        self.hub.publish(&session, event);
+                    }
+                    return;
+                }
                 let Some(live) = guard.as_ref() else { return };
                 let mut tx = Tx::new(live);
                 if tx.live.doc.active.as_ref().map(|t| t.run_id.as_str()) != Some(&run_id) {
@@ -265,7 +283,9 @@ impl Engine {
         for (id, slot) in slots {
             let mut guard = slot.lock_owned().await;
             let Some(live) = guard.as_ref() else { continue };
-            let Some(turn) = &live.doc.active else { continue };
+            let Some(turn) = &live.doc.active else {
+                continue;
+            };
             if turn.link != Some(link) {
                 continue;
             }
@@ -297,7 +317,9 @@ impl Engine {
     }
 
     async fn drive_turn(self: Arc<Self>, id: String) {
-        let Ok(mut guard) = self.lock(&id).await else { return };
+        let Ok(mut guard) = self.lock(&id).await else {
+            return;
+        };
         let Some(live) = guard.as_ref() else { return };
         let Some(turn) = &live.doc.active else { return };
         if turn.started {
@@ -336,24 +358,36 @@ impl Engine {
                 session_id: id.clone(),
                 configuration: (*config).clone(),
             };
-            let sent = self.links.send(link, Some(id.clone()), prepare.into()).await;
+            let sent = self
+                .links
+                .send(link, Some(id.clone()), prepare.into())
+                .await;
             let status = match tokio::time::timeout(PREPARE_TIMEOUT, outcome).await {
                 Ok(Ok(status)) if sent => status,
                 _ => {
                     return self
-                        .fail_unstarted(&id, link, "preparation_timeout", "no answer to execution_prepare")
+                        .fail_unstarted(
+                            &id,
+                            link,
+                            "preparation_timeout",
+                            "no answer to execution_prepare",
+                        )
                         .await;
                 }
             };
             if status.state != PreparationState::Ready {
-                let code = status.error_code.unwrap_or_else(|| "preparation_failed".into());
+                let code = status
+                    .error_code
+                    .unwrap_or_else(|| "preparation_failed".into());
                 let message = status.error.unwrap_or_default();
                 return self.fail_unstarted(&id, link, &code, &message).await;
             }
             self.links.set_prepared(link, &id, true);
         }
 
-        let Ok(mut guard) = self.lock(&id).await else { return };
+        let Ok(mut guard) = self.lock(&id).await else {
+            return;
+        };
         let Some(live) = guard.as_ref() else { return };
         let mut tx = Tx::new(live);
         let Some(turn) = tx.active() else { return };
@@ -386,10 +420,15 @@ impl Engine {
     }
 
     async fn fail_unstarted(self: &Arc<Self>, id: &str, link: u64, code: &str, message: &str) {
-        let Ok(mut guard) = self.lock(id).await else { return };
+        let Ok(mut guard) = self.lock(id).await else {
+            return;
+        };
         let Some(live) = guard.as_ref() else { return };
         let mut tx = Tx::new(live);
-        if tx.active().is_some_and(|t| !t.started && t.link == Some(link)) {
+        if tx
+            .active()
+            .is_some_and(|t| !t.started && t.link == Some(link))
+        {
             super::frames::fail(&mut tx, code, message);
             self.commit_logged(&mut guard, tx).await;
         }
@@ -412,7 +451,9 @@ impl Engine {
     /// Turns that never started wait for a Runtime (core-contracts §6.7).
     pub async fn recover(self: &Arc<Self>) -> Result<(), StoreError> {
         for rec in self.store.unsettled_sessions().await? {
-            let Ok(mut guard) = self.lock(&rec.id).await else { continue };
+            let Ok(mut guard) = self.lock(&rec.id).await else {
+                continue;
+            };
             let Some(live) = guard.as_ref() else { continue };
             let mut tx = Tx::new(live);
             let Some(turn) = tx.active() else { continue };
@@ -421,7 +462,10 @@ impl Engine {
             } else {
                 turn.link = None;
                 tx.touch();
-                self.queued.lock().expect("queued lock").push(rec.id.clone());
+                self.queued
+                    .lock()
+                    .expect("queued lock")
+                    .push(rec.id.clone());
             }
             self.commit_logged(&mut guard, tx).await;
         }

@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 use switchboard_protocol::RuntimeToCore;
 use switchboard_protocol::messages::{
-    CommandExecution, CommandStatus, MessagePhase, MessageStatus, OutputMessage, TurnOutcome,
+    CommandExecution, CommandStatus, Delta, MessagePhase, MessageStatus, OutputMessage, TurnOutcome,
 };
 use switchboard_wire::ids::{IdKind, new_id};
 
@@ -17,7 +17,7 @@ use super::objects::{
     EXECUTION_FAILED, TurnStatus, add_usage, assistant_message_item, command_execution_item,
     fields, function_call_item, function_call_output_item, reasoning_item, turn_event, usage_json,
 };
-use super::state::{CallDoc, CallState, NativeItem, NativeKind, Tx};
+use super::state::{CallDoc, CallState, Live, NativeItem, NativeKind, Tx};
 use crate::unix_now;
 
 fn phase_str(p: Option<MessagePhase>) -> Option<&'static str> {
@@ -32,32 +32,23 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
     match message {
         RuntimeToCore::OutputMessage(m) => output_message(tx, m),
         RuntimeToCore::Delta(d) => {
-            let Some((sid, tid)) = ids(tx) else { return };
-            let Some(turn) = tx.active() else { return };
-            let Some(item) = turn.native.get_mut(&d.item_id) else {
-                tracing::warn!(item = %d.item_id, "a delta for an unopened message is ignored");
-                return;
-            };
-            item.text.push_str(&d.delta);
-            let (item_id, index) = (item.public_id.clone(), item.output_index);
-            tx.publish(turn_event(
-                "agent.session.turn.output_text.delta",
-                &sid,
-                &tid,
-                fields([
-                    ("item_id", json!(item_id)),
-                    ("output_index", json!(index)),
-                    ("content_index", json!(0)),
-                    ("delta", json!(d.delta)),
-                ]),
-            ));
+            if let Some(event) = delta(&mut tx.live, d) {
+                tx.publish(event);
+            }
         }
         RuntimeToCore::Reasoning(r) => {
             let Some((sid, tid)) = ids(tx) else { return };
             let (id, index) = open_native(tx, &r.item_id, NativeKind::Reasoning);
             let doc = reasoning_item(&id, &tid, Some(&r.text), "completed");
             let added = reasoning_item(&id, &tid, None, "in_progress");
-            publish_item(tx, "agent.session.turn.item.added", &sid, &tid, Some(index), added);
+            publish_item(
+                tx,
+                "agent.session.turn.item.added",
+                &sid,
+                &tid,
+                Some(index),
+                added,
+            );
             if !r.text.is_empty() {
                 let part = |text: &str| json!({ "type": "summary_text", "text": text });
                 let at = |extra: [(&str, Value); 1]| {
@@ -70,10 +61,22 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
                     f
                 };
                 let events = [
-                    ("agent.session.turn.reasoning_summary_part.added", at([("part", part(""))])),
-                    ("agent.session.turn.reasoning_summary_text.delta", at([("delta", json!(r.text))])),
-                    ("agent.session.turn.reasoning_summary_text.done", at([("text", json!(r.text))])),
-                    ("agent.session.turn.reasoning_summary_part.done", at([("part", part(&r.text))])),
+                    (
+                        "agent.session.turn.reasoning_summary_part.added",
+                        at([("part", part(""))]),
+                    ),
+                    (
+                        "agent.session.turn.reasoning_summary_text.delta",
+                        at([("delta", json!(r.text))]),
+                    ),
+                    (
+                        "agent.session.turn.reasoning_summary_text.done",
+                        at([("text", json!(r.text))]),
+                    ),
+                    (
+                        "agent.session.turn.reasoning_summary_part.done",
+                        at([("part", part(&r.text))]),
+                    ),
                 ];
                 for (kind, f) in events {
                     tx.publish(turn_event(kind, &sid, &tid, f));
@@ -112,17 +115,40 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
             tx.put_call(&tid, &call.call_id, &doc);
             let item_id = new_id(IdKind::Item);
             let item = |status| {
-                function_call_item(&item_id, &tid, &call.call_id, &call.name, &call.arguments, status)
+                function_call_item(
+                    &item_id,
+                    &tid,
+                    &call.call_id,
+                    &call.name,
+                    &call.arguments,
+                    status,
+                )
             };
             tx.put_item(&tid, &item("completed"));
-            publish_item(tx, "agent.session.turn.item.added", &sid, &tid, Some(index), item("in_progress"));
-            publish_item(tx, "agent.session.turn.item.done", &sid, &tid, Some(index), item("completed"));
+            publish_item(
+                tx,
+                "agent.session.turn.item.added",
+                &sid,
+                &tid,
+                Some(index),
+                item("in_progress"),
+            );
+            publish_item(
+                tx,
+                "agent.session.turn.item.done",
+                &sid,
+                &tid,
+                Some(index),
+                item("completed"),
+            );
             tx.refresh_status();
         }
         RuntimeToCore::CallAbandoned(a) => {
             let Some(turn) = tx.active() else { return };
             let tid = turn.turn.id.clone();
-            let Some(call) = turn.call_mut(&a.call_id) else { return };
+            let Some(call) = turn.call_mut(&a.call_id) else {
+                return;
+            };
             if call.state == CallState::Pending {
                 call.state = CallState::Abandoned;
                 let doc = call.clone();
@@ -133,9 +159,11 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
         RuntimeToCore::InteractionDecisionAck(ack) => {
             let Some((sid, tid)) = ids(tx) else { return };
             let Some(turn) = tx.active() else { return };
-            let Some(call_id) = turn.deliveries.remove(&ack.delivery_id) else { return };
-            let fail_turn = !ack.applied
-                && ack.error_code.as_deref() != Some("function_result_unconfirmed");
+            let Some(call_id) = turn.deliveries.remove(&ack.delivery_id) else {
+                return;
+            };
+            let fail_turn =
+                !ack.applied && ack.error_code.as_deref() != Some("function_result_unconfirmed");
             if fail_turn {
                 tracing::warn!(call = %call_id, code = ?ack.error_code, error = ?ack.error, "the Runtime refused an admitted result; the Turn fails");
                 turn.fail_on_done = true;
@@ -145,11 +173,17 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
                 ));
                 if let Some(link) = turn.link {
                     let run = turn.run_id.clone();
-                    tx.send(link, run, switchboard_protocol::messages::PromptCancel {}.into());
+                    tx.send(
+                        link,
+                        run,
+                        switchboard_protocol::messages::PromptCancel {}.into(),
+                    );
                 }
             }
             let Some(turn) = tx.active() else { return };
-            let Some(call) = turn.call_mut(&call_id) else { return };
+            let Some(call) = turn.call_mut(&call_id) else {
+                return;
+            };
             call.state = if ack.applied {
                 CallState::Applied
             } else {
@@ -196,6 +230,29 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
     }
 }
 
+/// A text chunk of an open message: the event to publish. Deltas are the bulk of a Turn's
+/// frames, so the engine applies them in place, without a [`Tx`]: they change no stored row.
+pub fn delta(live: &mut Live, d: Delta) -> Option<Value> {
+    let sid = live.meta.id.clone();
+    let turn = live.doc.active.as_mut()?;
+    let Some(item) = turn.native.get_mut(&d.item_id) else {
+        tracing::warn!(item = %d.item_id, "a delta for an unopened message is ignored");
+        return None;
+    };
+    item.text.push_str(&d.delta);
+    Some(turn_event(
+        "agent.session.turn.output_text.delta",
+        &sid,
+        &turn.turn.id,
+        fields([
+            ("item_id", json!(item.public_id)),
+            ("output_index", json!(item.output_index)),
+            ("content_index", json!(0)),
+            ("delta", json!(d.delta)),
+        ]),
+    ))
+}
+
 /// The Session and active Turn IDs.
 fn ids(tx: &mut Tx) -> Option<(String, String)> {
     let sid = tx.id().to_owned();
@@ -238,12 +295,23 @@ fn open_native(tx: &mut Tx, native_id: &str, kind: NativeKind) -> (String, u64) 
 /// Marks a native item done with its final document: stored and published as `item.done`.
 fn finish_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str) {
     let Some(turn) = tx.active() else { return };
-    let Some(item) = turn.native.get_mut(native_id) else { return };
+    let Some(item) = turn.native.get_mut(native_id) else {
+        return;
+    };
+    // A finished item is in the store; the Turn keeps only its identity.
     item.done = true;
-    item.doc = doc.clone();
+    item.doc = Value::Null;
+    item.text = String::new();
     let index = item.output_index;
     tx.put_item(tid, &doc);
-    publish_item(tx, "agent.session.turn.item.done", sid, tid, Some(index), doc);
+    publish_item(
+        tx,
+        "agent.session.turn.item.done",
+        sid,
+        tid,
+        Some(index),
+        doc,
+    );
 }
 
 fn output_message(tx: &mut Tx, m: OutputMessage) {
@@ -266,7 +334,14 @@ fn output_message(tx: &mut Tx, m: OutputMessage) {
             item.doc = opened.clone();
             item.phase = m.phase;
         }
-        publish_item(tx, "agent.session.turn.item.added", &sid, &tid, Some(index), opened);
+        publish_item(
+            tx,
+            "agent.session.turn.item.added",
+            &sid,
+            &tid,
+            Some(index),
+            opened,
+        );
         let part = json!({ "type": "output_text", "text": "", "annotations": [] });
         tx.publish(turn_event(
             "agent.session.turn.content_part.added",
@@ -311,7 +386,9 @@ fn output_message(tx: &mut Tx, m: OutputMessage) {
 
 fn command(tx: &mut Tx, c: CommandExecution) {
     let Some((sid, tid)) = ids(tx) else { return };
-    let known = tx.active().is_some_and(|t| t.native.contains_key(&c.item_id));
+    let known = tx
+        .active()
+        .is_some_and(|t| t.native.contains_key(&c.item_id));
     let (id, index) = open_native(tx, &c.item_id, NativeKind::Command);
     if !known {
         let opened = command_execution_item(&id, &tid, &c.command, None, None, "in_progress");
@@ -319,7 +396,14 @@ fn command(tx: &mut Tx, c: CommandExecution) {
         if let Some(item) = tx.active().and_then(|t| t.native.get_mut(&c.item_id)) {
             item.doc = opened.clone();
         }
-        publish_item(tx, "agent.session.turn.item.added", &sid, &tid, Some(index), opened);
+        publish_item(
+            tx,
+            "agent.session.turn.item.added",
+            &sid,
+            &tid,
+            Some(index),
+            opened,
+        );
     }
     let status = match c.status {
         CommandStatus::InProgress => return,
@@ -338,7 +422,14 @@ fn command(tx: &mut Tx, c: CommandExecution) {
             ]),
         ));
     }
-    let done = command_execution_item(&id, &tid, &c.command, c.output.as_deref(), c.exit_code, status);
+    let done = command_execution_item(
+        &id,
+        &tid,
+        &c.command,
+        c.output.as_deref(),
+        c.exit_code,
+        status,
+    );
     finish_native(tx, &c.item_id, done, &sid, &tid);
 }
 
@@ -371,9 +462,15 @@ pub fn fail(tx: &mut Tx, code: &str, message: &str) {
 
 /// Ends the active Turn: unfinished Items become `incomplete`, unanswered calls stop being
 /// required actions, usage is recorded, then `turn.<outcome>` and the Session's new status.
-pub fn settle(tx: &mut Tx, status: TurnStatus, usage: Option<switchboard_protocol::messages::Usage>) {
+pub fn settle(
+    tx: &mut Tx,
+    status: TurnStatus,
+    usage: Option<switchboard_protocol::messages::Usage>,
+) {
     let sid = tx.id().to_owned();
-    let Some(mut turn) = tx.live.doc.active.take() else { return };
+    let Some(mut turn) = tx.live.doc.active.take() else {
+        return;
+    };
     let tid = turn.turn.id.clone();
     let now = unix_now();
 
@@ -391,7 +488,14 @@ pub fn settle(tx: &mut Tx, status: TurnStatus, usage: Option<switchboard_protoco
             }
         }
         tx.put_item(&tid, &doc);
-        publish_item(tx, "agent.session.turn.item.done", &sid, &tid, Some(item.output_index), doc);
+        publish_item(
+            tx,
+            "agent.session.turn.item.done",
+            &sid,
+            &tid,
+            Some(item.output_index),
+            doc,
+        );
     }
     for (call_id, call) in turn.calls.iter_mut() {
         let next = match call.state {

@@ -103,7 +103,12 @@ pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), Failure> {
         return Ok(());
     }
     let now = unix_now();
-    let turn = Turn::new(new_id(IdKind::Turn), sid.clone(), tx.live.meta.agent_id.clone(), now);
+    let turn = Turn::new(
+        new_id(IdKind::Turn),
+        sid.clone(),
+        tx.live.meta.agent_id.clone(),
+        now,
+    );
     let tid = turn.id.clone();
     tx.put_turn(&turn);
     tx.publish(turn_event(
@@ -211,9 +216,11 @@ pub fn tool_result(
         success: event.success,
         output: event.output.as_ref().map(|o| match o {
             ToolOutput::Text(t) => switchboard_protocol::content::FunctionOutput::Text(t.clone()),
-            ToolOutput::Parts(p) => switchboard_protocol::content::FunctionOutput::Parts(
-                parts(&InputMessage { content: p.clone() }),
-            ),
+            ToolOutput::Parts(p) => {
+                switchboard_protocol::content::FunctionOutput::Parts(parts(&InputMessage {
+                    content: p.clone(),
+                }))
+            }
         }),
         error: event.error.clone(),
     };

@@ -12,11 +12,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 use switchboard_harness::Capability;
+use switchboard_protocol::CoreToRuntime;
 use switchboard_protocol::capabilities::HarnessAdvertisement;
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::envelope::Envelope;
 use switchboard_protocol::messages::PreparationStatus;
-use switchboard_protocol::CoreToRuntime;
 use tokio::sync::{mpsc, oneshot};
 
 struct Link {

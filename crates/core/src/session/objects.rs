@@ -200,7 +200,12 @@ pub fn command_execution_item(
 }
 
 /// An event about a Turn: `{type, session_id, turn_id, …fields}`.
-pub fn turn_event(kind: &str, session_id: &str, turn_id: &str, fields: Map<String, Value>) -> Value {
+pub fn turn_event(
+    kind: &str,
+    session_id: &str,
+    turn_id: &str,
+    fields: Map<String, Value>,
+) -> Value {
     let mut event = Map::new();
     event.insert("type".into(), json!(kind));
     event.insert("session_id".into(), json!(session_id));

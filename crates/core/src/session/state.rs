@@ -137,7 +137,10 @@ pub struct ActiveTurn {
 
 impl ActiveTurn {
     pub fn call(&self, call_id: &str) -> Option<&CallDoc> {
-        self.calls.iter().find(|(id, _)| id == call_id).map(|(_, c)| c)
+        self.calls
+            .iter()
+            .find(|(id, _)| id == call_id)
+            .map(|(_, c)| c)
     }
 
     pub fn call_mut(&mut self, call_id: &str) -> Option<&mut CallDoc> {
@@ -169,7 +172,10 @@ impl Live {
     pub fn derive_status(&self) -> SessionStatus {
         match &self.doc.active {
             Some(turn) => {
-                let awaiting = turn.calls.iter().any(|(_, c)| c.state == CallState::Pending);
+                let awaiting = turn
+                    .calls
+                    .iter()
+                    .any(|(_, c)| c.state == CallState::Pending);
                 if awaiting && !turn.cancel_requested {
                     SessionStatus::RequiresAction
                 } else {
@@ -237,7 +243,6 @@ pub fn session_json(meta: &SessionMeta, doc: &SessionDoc) -> Value {
     }
 }
 
-
 /// What a change does once committed, besides writing.
 #[derive(Debug)]
 pub enum Effect {
@@ -249,7 +254,7 @@ pub enum Effect {
     Send {
         link: u64,
         id: String,
-        message: switchboard_protocol::CoreToRuntime,
+        message: Box<switchboard_protocol::CoreToRuntime>,
     },
 }
 
@@ -285,7 +290,11 @@ impl Tx {
     }
 
     pub fn send(&mut self, link: u64, id: String, message: switchboard_protocol::CoreToRuntime) {
-        self.effects.push(Effect::Send { link, id, message });
+        self.effects.push(Effect::Send {
+            link,
+            id,
+            message: Box::new(message),
+        });
     }
 
     /// Marks the Session row for writing.

@@ -47,7 +47,9 @@ impl Peer {
     /// Core on an ephemeral port with no Runtime connected yet.
     pub async fn core_only() -> (Arc<AppState>, String, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("core.sqlite")).await.unwrap();
+        let store = SqliteStore::open(&dir.path().join("core.sqlite"))
+            .await
+            .unwrap();
         auth::bootstrap(&store, Some(KEY), 0).await.unwrap();
         let provider = ModelProvider {
             protocol: ProviderProtocol::Responses,
@@ -137,11 +139,15 @@ impl Peer {
                 capabilities: all_capabilities(),
             }],
         };
-        self.to_core.send(Envelope::new(None, beat.into())).await.unwrap();
+        self.to_core
+            .send(Envelope::new(None, beat.into()))
+            .await
+            .unwrap();
     }
 
     async fn wait_ready(&self) {
-        self.until(|| async { self.state.engine.links.local_ready() }).await;
+        self.until(|| async { self.state.engine.links.local_ready() })
+            .await;
     }
 
     /// Polls a condition with a deadline (a condition, never a fixed sleep).
@@ -152,7 +158,10 @@ impl Peer {
     {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         while !f().await {
-            assert!(tokio::time::Instant::now() < deadline, "condition not reached in 10 s");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "condition not reached in 10 s"
+            );
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     }
@@ -173,7 +182,9 @@ impl Peer {
     }
 
     pub async fn session(&self, id: &str) -> Value {
-        self.request("GET", &format!("/agents/sessions/{id}"), None).await.1
+        self.request("GET", &format!("/agents/sessions/{id}"), None)
+            .await
+            .1
     }
 
     pub async fn until_status(&self, id: &str, status: &str) -> Value {
@@ -247,7 +258,13 @@ impl Peer {
         self.until_status(id, "requires_action").await;
     }
 
-    pub async fn tool_result(&self, id: &str, turn_id: &str, call_id: &str, output: &str) -> (u16, Value) {
+    pub async fn tool_result(
+        &self,
+        id: &str,
+        turn_id: &str,
+        call_id: &str,
+        output: &str,
+    ) -> (u16, Value) {
         self.request(
             "POST",
             &format!("/agents/sessions/{id}/events"),
