@@ -38,29 +38,51 @@ pub async fn run(args: MockModelArgs) -> anyhow::Result<()> {
         journal_path: args.journal,
     })
     .await?;
+    // Watch the signals before announcing the URL: a parent that signals right after reading
+    // it must get a clean shutdown, not the default disposition.
+    let stop = StopSignals::watch()?;
     {
         let mut stdout = std::io::stdout().lock();
         writeln!(stdout, "{}", model.base_url()).context("cannot write to stdout")?;
         stdout.flush().context("cannot flush stdout")?;
     }
-    wait_for_signal().await?;
+    stop.wait().await?;
     model.shutdown().await;
     Ok(())
 }
 
-async fn wait_for_signal() -> anyhow::Result<()> {
+/// SIGINT and SIGTERM, registered when created (not when first awaited).
+struct StopSignals {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let mut terminate = signal(SignalKind::terminate()).context("cannot watch SIGTERM")?;
-        tokio::select! {
-            result = tokio::signal::ctrl_c() => result.context("cannot watch SIGINT")?,
-            _ = terminate.recv() => {}
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    fn watch() -> anyhow::Result<Self> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(StopSignals {
+                interrupt: signal(SignalKind::interrupt()).context("cannot watch SIGINT")?,
+                terminate: signal(SignalKind::terminate()).context("cannot watch SIGTERM")?,
+            })
         }
+        #[cfg(not(unix))]
+        Ok(StopSignals {})
     }
-    #[cfg(not(unix))]
-    tokio::signal::ctrl_c()
-        .await
-        .context("cannot watch Ctrl-C")?;
-    Ok(())
+
+    async fn wait(mut self) -> anyhow::Result<()> {
+        #[cfg(unix)]
+        tokio::select! {
+            _ = self.interrupt.recv() => {}
+            _ = self.terminate.recv() => {}
+        }
+        #[cfg(not(unix))]
+        tokio::signal::ctrl_c()
+            .await
+            .context("cannot watch Ctrl-C")?;
+        Ok(())
+    }
 }

@@ -113,6 +113,8 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("binding {}", args.listen))?;
     let addr = listener.local_addr()?;
+    // Watch the signals before announcing the address (a parent may signal at once).
+    let stop = shutdown_signal();
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "Switchboard is listening at http://{addr}/v1")?;
@@ -121,20 +123,31 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         }
         out.flush()?;
     }
+    let engine = state.engine.clone();
     axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(async move {
+            stop.await;
+            // Live event streams never end on their own; end them so shutdown can finish.
+            engine.hub.close_all();
+        })
         .await?;
     Ok(())
 }
 
-pub(crate) async fn shutdown_signal() {
-    let ctrl_c = tokio::signal::ctrl_c();
+/// Resolves on SIGINT or SIGTERM. The handlers are installed when this is called, not when
+/// the future is first polled.
+pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-            .expect("signal handler");
-        tokio::select! { _ = ctrl_c => {}, _ = term.recv() => {} }
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
+        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+        async move {
+            tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
+        }
     }
     #[cfg(not(unix))]
-    let _ = ctrl_c.await;
+    async {
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }

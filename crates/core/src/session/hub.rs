@@ -67,6 +67,11 @@ impl Hub {
         }
     }
 
+    /// Ends every stream (server shutdown).
+    pub fn close_all(&self) {
+        self.channels.lock().expect("hub lock").clear();
+    }
+
     /// Ends every stream of a deleted Session.
     pub fn close(&self, session_id: &str) {
         self.channels.lock().expect("hub lock").remove(session_id);
