@@ -95,7 +95,9 @@ pub async fn create(
         let name = harness_name(harness);
         let message = match why {
             Unavailable::Harness => {
-                format!("No connected Runtime can run the {name} harness right now.")
+                format!(
+                    "No connected Runtime can run the {name} harness right now. Install it on a Runtime (`switchboard harness install {name}`) and try again."
+                )
             }
             Unavailable::Capability(c) => format!(
                 "No connected Runtime advertises the {} capability for the {name} harness.",
