@@ -1,0 +1,194 @@
+"""Helpers for the Session suites: deadline loops over observable state (never bare sleeps),
+raw reads of Sessions, Turns and Items, and a Session left waiting on a function result.
+
+Every wait polls a condition the API exposes (Session status, required actions) until a
+deadline, so a test fails with the last observed state instead of hanging."""
+
+import os
+import signal
+import time
+
+from conftest import WEATHER_FUNCTION
+
+TOOL_RESULT = "agent.session.input.tool_result"
+MESSAGE = "agent.session.input.message"
+CANCEL = "agent.session.input.cancel"
+
+# Generous on a loaded 2-core machine; a passing wait returns as soon as its condition holds.
+DEFAULT_TIMEOUT = 60.0
+
+
+def wait_for(read, condition, timeout=DEFAULT_TIMEOUT, what="condition"):
+    """Calls `read()` until `condition(value)` holds; returns that value."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        last = read()
+        if condition(last):
+            return last
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}; last observed: {last!r}")
+        time.sleep(0.05)
+
+
+def session_raw(raw, sid):
+    status, _, body = raw.request("GET", f"/agents/sessions/{sid}")
+    assert status == 200, (status, body)
+    return body
+
+
+def wait_required_actions(raw, sid, timeout=DEFAULT_TIMEOUT):
+    """The Session once it lists at least one required action."""
+    return wait_for(
+        lambda: session_raw(raw, sid),
+        lambda s: s["required_actions"],
+        timeout,
+        f"required_actions of {sid}",
+    )
+
+
+def wait_turn_ended(raw, sid, turn_id, timeout=DEFAULT_TIMEOUT):
+    return wait_for(
+        lambda: turn_raw(raw, sid, turn_id),
+        lambda t: t["status"] in ("completed", "failed", "cancelled"),
+        timeout,
+        f"turn {turn_id} to end",
+    )
+
+
+def wait_idle(raw, sid, timeout=DEFAULT_TIMEOUT):
+    """The Session once it is idle and its latest Turn has ended."""
+
+    def read():
+        s = session_raw(raw, sid)
+        turns = turns_raw(raw, sid)
+        return s, turns
+
+    def done(v):
+        s, turns = v
+        return s["status"] == "idle" and all(t["status"] in ("completed", "cancelled", "failed") for t in turns)
+
+    return wait_for(read, done, timeout, f"{sid} to be idle")[0]
+
+
+def items_raw(raw, sid, turn_id=None):
+    """Every Item of the Session (or of one Turn), oldest first."""
+    path = f"/agents/sessions/{sid}/items" if turn_id is None else f"/agents/sessions/{sid}/turns/{turn_id}/items"
+    out, after = [], None
+    while True:
+        q = "?order=asc&limit=100" + (f"&after={after}" if after else "")
+        status, _, body = raw.request("GET", path + q)
+        assert status == 200, (status, body)
+        out += body["data"]
+        if not body["has_more"]:
+            return out
+        after = body["last_id"]
+
+
+def turns_raw(raw, sid):
+    status, _, body = raw.request("GET", f"/agents/sessions/{sid}/turns?order=asc&limit=100")
+    assert status == 200, (status, body)
+    return body["data"]
+
+
+def turn_raw(raw, sid, turn_id):
+    status, _, body = raw.request("GET", f"/agents/sessions/{sid}/turns/{turn_id}")
+    assert status == 200, (status, body)
+    return body
+
+
+def sessions_raw(raw, query=""):
+    status, _, body = raw.request("GET", "/agents/sessions?limit=100" + query)
+    assert status == 200, (status, body)
+    return body["data"]
+
+
+def post_events(raw, sid, events, key=None, body=None):
+    """`POST …/events`; returns (status, headers, body)."""
+    headers = {"Idempotency-Key": key} if key is not None else {}
+    return raw.request(
+        "POST", f"/agents/sessions/{sid}/events", body={"events": events} if body is None else body, headers=headers
+    )
+
+
+def tool_result(action, output="ok", success=True, **extra):
+    event = {"type": TOOL_RESULT, "turn_id": action["turn_id"], "call_id": action["call_id"], "success": success}
+    if output is not None:
+        event["output"] = output
+    event.update(extra)
+    return event
+
+
+def message(text):
+    return {"type": MESSAGE, "input": text}
+
+
+def create_pending(engine, tools=(WEATHER_FUNCTION,), text="What is the weather in Paris?", **kwargs):
+    """A non-streamed Session whose first Turn waits on the default scenario's function call.
+
+    Returns (session id, the required action as JSON)."""
+    session = engine.client.beta.agents.sessions.create(
+        environment={"type": "none"},
+        agent={"model": "gpt-test", "tools": list(tools)},
+        input=text,
+        **kwargs,
+    )
+    got = wait_required_actions(engine.raw, session.id)
+    assert len(got["required_actions"]) == 1, got
+    return session.id, got["required_actions"][0]
+
+
+def history_snapshot(raw, sid):
+    """What a rejected request must leave untouched."""
+    s = session_raw(raw, sid)
+    return {
+        "status": s["status"],
+        "required_actions": s["required_actions"],
+        "items": items_raw(raw, sid),
+        "turns": [(t["id"], t["status"]) for t in turns_raw(raw, sid)],
+    }
+
+
+def descendants(pid):
+    """Process IDs below `pid` (Linux /proc), deepest last."""
+    found, queue = [], [pid]
+    while queue:
+        p = queue.pop(0)
+        for task in _tasks(p):
+            try:
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    kids = [int(c) for c in f.read().split()]
+            except OSError:
+                kids = []
+            for k in kids:
+                if k not in found:
+                    found.append(k)
+                    queue.append(k)
+    return found
+
+
+def _tasks(pid):
+    try:
+        return os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+
+
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def kill_harness_processes(server):
+    """Kills the codex processes this test's own server started (its descendants only)."""
+    pids = [p for p in descendants(server.proc.pid) if "codex" in cmdline(p)]
+    assert pids, "the server runs no codex process"
+    for p in pids:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    return pids
