@@ -186,7 +186,7 @@ pub fn tool_result(
         return Err(bad_request(OTHER_TURN.to_owned()));
     }
     if let Some(previous) = &call.doc.submission {
-        return if *previous == event.submission {
+        return if same_submission(previous, &event.submission) {
             Ok(())
         } else {
             Err(conflict(DIFFERENT_RESULT))
@@ -229,6 +229,19 @@ pub fn tool_result(
     }
     tx.refresh_status();
     Ok(())
+}
+
+/// Retry identity: the same members with the same values, numbers compared by their exact
+/// spelling (lossless JSON); member order does not matter, presence does (`"error": null` is
+/// not the same as no `error`).
+fn same_submission(previous: &str, submitted: &str) -> bool {
+    match (
+        serde_json::from_str::<Value>(previous),
+        serde_json::from_str::<Value>(submitted),
+    ) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => previous == submitted,
+    }
 }
 
 /// Applies a cancel: a Turn that has not started ends at once; a running one is asked to stop
