@@ -73,9 +73,7 @@ async fn retrieve(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let guard = state.engine.lock(&id).await?;
-    let session = guard.as_ref().expect("loaded").to_json();
-    Ok(json_response(StatusCode::OK, session))
+    Ok(json_response(StatusCode::OK, state.engine.read(&id).await?))
 }
 
 const AGENT_FIXED: &str =
@@ -261,11 +259,7 @@ async fn stream_events(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    // Subscribe under the Session lock, so the stream starts exactly after the last committed
-    // change.
-    let guard = state.engine.lock(&id).await?;
-    let rx = state.engine.hub.subscribe(&id);
-    drop(guard);
+    let rx = state.engine.subscribe(&id).await?;
     Ok(sse_response(StatusCode::OK, id, None, rx, StreamEnd::Never))
 }
 

@@ -97,6 +97,30 @@ impl Engine {
         Ok(guard)
     }
 
+    /// A Session's public object, read under its lock (so it reflects every committed change).
+    pub async fn read(&self, id: &str) -> Result<serde_json::Value, Failure> {
+        let guard = self.lock(id).await?;
+        let live = guard.as_ref().expect("loaded");
+        let session = live.to_json();
+        if live.doc.active.is_none() {
+            self.unload(id);
+        }
+        Ok(session)
+    }
+
+    /// Subscribes to a Session's live events from exactly after its last committed change.
+    pub async fn subscribe(
+        &self,
+        id: &str,
+    ) -> Result<tokio::sync::broadcast::Receiver<super::hub::Published>, Failure> {
+        let guard = self.lock(id).await?;
+        let rx = self.hub.subscribe(id);
+        if guard.as_ref().is_some_and(|l| l.doc.active.is_none()) {
+            self.unload(id);
+        }
+        Ok(rx)
+    }
+
     /// Locks a Session that is being created (not in the store yet).
     pub async fn lock_new(&self, live: Live) -> Guard {
         let mut guard = self.slot(&live.meta.id).lock_owned().await;
@@ -141,6 +165,7 @@ impl Engine {
                 .await?;
         }
         let id = tx.live.meta.id.clone();
+        let idle = tx.live.doc.active.is_none();
         let run = tx.live.doc.active.as_ref().map(|t| t.run_id.clone());
         let before = guard
             .as_ref()
@@ -173,7 +198,21 @@ impl Engine {
                 }
             }
         }
+        if idle {
+            self.unload(&id);
+        }
         Ok(())
+    }
+
+    /// Drops an idle Session's state from memory (the store has all of it) when nobody else
+    /// holds or awaits its lock. Checked under the map's lock, where new holders are made, so a
+    /// Session never has two locks.
+    fn unload(&self, id: &str) {
+        let mut sessions = self.sessions.lock().expect("sessions lock");
+        // One reference in the map, one in the committing caller's guard.
+        if sessions.get(id).is_some_and(|slot| Arc::strong_count(slot) == 2) {
+            sessions.remove(id);
+        }
     }
 
     /// Commits a change that no caller waits for (Runtime frames, dispatch): a store failure
