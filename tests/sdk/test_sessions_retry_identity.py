@@ -7,7 +7,6 @@ from session_support import create_pending, post_events, wait_idle
 DIFFERENT_RESULT = "The tool call already has a different result."
 
 
-
 def test_reordered_members_are_the_same_result(engine):
     sid, action = create_pending(engine)
     first = {
