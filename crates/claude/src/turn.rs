@@ -1,0 +1,645 @@
+//! One running Turn: the loop between claude's output, the caller's controls and the clock.
+//!
+//! A driver task owns the process's inbound channel for the Turn and is the only place that
+//! mutates the Turn's state (calls, messages, usage), so submissions and claude's records are
+//! handled strictly in arrival order without locks.
+//!
+//! **When a Turn ends.** Every `user` line the Turn writes (its input, then each steer) carries
+//! a UUID of ours. claude queues such a line and either folds it into the running native turn
+//! (the next model request sees it, beside a tool result) or, when it arrives after the last
+//! model request, runs it as a native turn of its own. Each native turn ends with a `result`
+//! listing the UUIDs it consumed (`user_message_uuids`). The Turn ends at the first `result`
+//! after which none of its UUIDs is outstanding, so a late steer extends the Turn instead of
+//! leaking into the next one. A UUID claude cancelled (`command_lifecycle: cancelled`) is no
+//! longer outstanding; if that leaves nothing running, the Turn ends without a `result`.
+//!
+//! **Cancel** sends `interrupt` with `cancel_queued: true`: without it claude may put an
+//! interrupted prompt back in its queue and run it again later on its own. The Turn ends
+//! `Cancelled` at the interrupted turn's `result` (`error_during_execution`), or `Completed`
+//! when it had already finished. A per-Turn deadline interrupts a Turn that never ends and
+//! fails it with `request_timeout`; if claude does not settle even that, the process goes.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use switchboard_protocol::messages::{MessagePhase, Usage};
+use switchboard_protocol::{
+    AdapterError, AdapterEvent, FunctionResultContent, InputPart, Receipt, TurnControl,
+};
+use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
+
+use crate::events::{Messages, add_usage, is_root_live, result_error, result_usage};
+use crate::functions::{call_result, inline_image};
+use crate::launch::CONTROL_TIMEOUT;
+use crate::native_result::ExpectedRecord;
+use crate::receipts::{CallChange, CallTable, McpRoute};
+use crate::stream::{Connection, Inbound, StreamError};
+use crate::structured::StructuredOutput;
+
+/// How long claude gets to settle an interrupt sent at the deadline before its process goes.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
+
+/// Requests from [`ClaudeTurnControl`] that need the driver's state.
+enum Command {
+    Submit {
+        call_id: String,
+        result: FunctionResultContent,
+        reply: oneshot::Sender<Receipt>,
+    },
+    Steer {
+        content: Value,
+        reply: oneshot::Sender<Result<(), AdapterError>>,
+    },
+    CancelRequested,
+}
+
+/// Handed to the executor before the terminal event is published, so a caller who sees the
+/// Turn end can start the next one (or evict) at once. `done` acknowledges the hand-back.
+pub struct Release {
+    pub exit: TurnExit,
+    pub done: oneshot::Sender<()>,
+}
+
+/// How the driver left the process.
+pub enum TurnExit {
+    /// The Turn settled; the process can run the next one.
+    Idle(mpsc::UnboundedReceiver<Inbound>),
+    /// The process died or stopped answering; it must be discarded.
+    Discard,
+}
+
+/// Why the loop stopped.
+enum Ending {
+    /// The `result` after which nothing of the Turn is outstanding.
+    Result(Value),
+    /// claude cancelled the Turn's remaining input before any native turn ran it.
+    InputCancelled,
+}
+
+/// The `message.content` of a `user` line for protocol input parts.
+pub fn user_content(parts: &[InputPart]) -> Result<Value, AdapterError> {
+    parts
+        .iter()
+        .map(|part| match part {
+            InputPart::InputText { text } => Ok(json!({"type": "text", "text": text})),
+            InputPart::InputImage { image_url } => {
+                if let Some((mime, data)) = inline_image(image_url) {
+                    Ok(
+                        json!({"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}),
+                    )
+                } else if image_url.starts_with("https://") || image_url.starts_with("http://") {
+                    Ok(json!({"type": "image", "source": {"type": "url", "url": image_url}}))
+                } else {
+                    Err(AdapterError::Rejected {
+                        code: "invalid_request".into(),
+                        message: "Claude Code takes images as http(s) URLs or inline base64 PNG, JPEG, GIF or WebP data URLs.".into(),
+                    })
+                }
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(Value::Array)
+}
+
+/// What the driver starts with.
+pub struct TurnSetup {
+    pub connection: Arc<Connection>,
+    pub inbound: mpsc::UnboundedReceiver<Inbound>,
+    pub events: mpsc::Sender<AdapterEvent>,
+    /// The UUID of the Turn's input line (already written).
+    pub input_uuid: String,
+    /// The Turn must end with a structured answer.
+    pub structured: bool,
+    pub deadline: Duration,
+    pub release: oneshot::Sender<Release>,
+}
+
+/// Starts the driver task and returns the Turn's control handle.
+pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
+    let (commands_tx, commands_rx) = mpsc::channel(16);
+    let control = Arc::new(ClaudeTurnControl {
+        connection: setup.connection.clone(),
+        commands: commands_tx,
+    });
+    let driver = Driver {
+        connection: setup.connection,
+        events: setup.events,
+        calls: CallTable::default(),
+        messages: Messages::default(),
+        structured: setup.structured.then(StructuredOutput::default),
+        outstanding: HashSet::from([setup.input_uuid]),
+        native_running: false,
+        usage: None,
+        cancel_requested: false,
+        timed_out: false,
+    };
+    tokio::spawn(driver.run(
+        setup.inbound,
+        commands_rx,
+        Instant::now() + setup.deadline,
+        setup.release,
+    ));
+    control
+}
+
+struct Driver {
+    connection: Arc<Connection>,
+    events: mpsc::Sender<AdapterEvent>,
+    calls: CallTable,
+    messages: Messages,
+    structured: Option<StructuredOutput>,
+    /// UUIDs of the Turn's user lines that no native turn has consumed yet.
+    outstanding: HashSet<String>,
+    /// A native turn is under way (its `result` has not arrived).
+    native_running: bool,
+    usage: Option<Usage>,
+    cancel_requested: bool,
+    timed_out: bool,
+}
+
+impl Driver {
+    async fn run(
+        mut self,
+        mut inbound: mpsc::UnboundedReceiver<Inbound>,
+        mut commands: mpsc::Receiver<Command>,
+        deadline: Instant,
+        release: oneshot::Sender<Release>,
+    ) {
+        let mut deadline = deadline;
+        let (events, exit) = loop {
+            let receipt_deadline = self.calls.next_deadline();
+            tokio::select! {
+                message = inbound.recv() => {
+                    let Some(message) = message else {
+                        break (self.fail("harness_exited", "The claude process exited during the Turn."), TurnExit::Discard);
+                    };
+                    if let Some(ending) = self.handle(message).await {
+                        break (self.settle(ending), TurnExit::Idle(inbound));
+                    }
+                }
+                Some(command) = commands.recv() => self.command(command).await,
+                _ = sleep_until_opt(receipt_deadline) => self.calls.expire(Instant::now()),
+                _ = tokio::time::sleep_until(deadline) => {
+                    if self.timed_out {
+                        break (self.fail("request_timeout", "The Turn exceeded its deadline and claude did not stop."), TurnExit::Discard);
+                    }
+                    self.timed_out = true;
+                    self.interrupt();
+                    deadline = Instant::now() + INTERRUPT_GRACE;
+                }
+            }
+        };
+        // Everything but the terminal event, then the hand-back, then the terminal event.
+        let mut events = events;
+        let terminal = events.pop();
+        self.emit_all(events).await;
+        let (done, acknowledged) = oneshot::channel();
+        if release.send(Release { exit, done }).is_ok() {
+            let _ = acknowledged.await;
+        }
+        if let Some(terminal) = terminal {
+            self.emit(terminal).await;
+        }
+    }
+
+    async fn handle(&mut self, inbound: Inbound) -> Option<Ending> {
+        let mut out = Vec::new();
+        let ending = match inbound {
+            Inbound::Call {
+                control_request_id,
+                call,
+            } => {
+                // The model's tool-use id when claude sends it (it always did in 2.1.332), so the
+                // call, its native record and the provider's history share one id.
+                let call_id = call
+                    .tool_use_id
+                    .clone()
+                    .unwrap_or_else(|| format!("mcp_call_{}", call.mcp_id));
+                // Register first: the call must be answerable the moment it is published.
+                let route = McpRoute {
+                    control_request_id,
+                    mcp_id: call.mcp_id,
+                };
+                self.calls.register(&call_id, &call.name, route);
+                out.push(AdapterEvent::FunctionCall {
+                    call_id,
+                    name: call.name,
+                    arguments: call.arguments,
+                });
+                None
+            }
+            Inbound::CallCancelled { mcp_id } => {
+                out.extend(self.calls.observe_cancelled(&mcp_id).map(change_event));
+                None
+            }
+            Inbound::Message(message) => self.message(message, &mut out),
+        };
+        self.emit_all(out).await;
+        ending
+    }
+
+    fn message(&mut self, message: Value, out: &mut Vec<AdapterEvent>) -> Option<Ending> {
+        match message.get("type").and_then(Value::as_str) {
+            Some("stream_event") => {
+                self.native_running = true;
+                if is_root_live(&message)
+                    && let Some(event) = message.get("event")
+                {
+                    self.messages.stream_event(event, out);
+                }
+            }
+            Some("assistant") => {
+                self.native_running = true;
+                if is_root_live(&message)
+                    && let Some(body) = message.get("message")
+                {
+                    for tool_use in self.messages.assistant(body, out) {
+                        if let Some(structured) = &mut self.structured {
+                            structured.tool_use(&tool_use);
+                        }
+                    }
+                }
+            }
+            Some("user") if is_root_live(&message) => {
+                let blocks = message
+                    .pointer("/message/content")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default();
+                for block in blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+                {
+                    out.extend(self.calls.observe_tool_result(block).map(change_event));
+                    if let Some(structured) = &mut self.structured {
+                        structured.tool_result(block);
+                    }
+                }
+            }
+            Some("system") => self.native_running = true,
+            Some("command_lifecycle") => {
+                let uuid = message.get("command_uuid").and_then(Value::as_str)?;
+                match message.get("state").and_then(Value::as_str) {
+                    Some("started") if self.outstanding.contains(uuid) => {
+                        self.native_running = true
+                    }
+                    Some("cancelled") => {
+                        if self.outstanding.remove(uuid)
+                            && self.outstanding.is_empty()
+                            && !self.native_running
+                        {
+                            return Some(Ending::InputCancelled);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Some("result") => return self.result(message, out),
+            _ => {}
+        }
+        None
+    }
+
+    /// A native turn ended. Returns the ending when nothing of the Turn is outstanding.
+    fn result(&mut self, result: Value, out: &mut Vec<AdapterEvent>) -> Option<Ending> {
+        self.native_running = false;
+        match result.get("user_message_uuids").and_then(Value::as_array) {
+            Some(consumed) => {
+                for uuid in consumed.iter().filter_map(Value::as_str) {
+                    self.outstanding.remove(uuid);
+                }
+            }
+            // No accounting reported: nothing can be known to be outstanding.
+            None => self.outstanding.clear(),
+        }
+        if let Some(usage) = result_usage(&result) {
+            self.usage = add_usage(self.usage, Some(usage));
+            out.extend(self.usage.map(AdapterEvent::Usage));
+        }
+        if self.outstanding.is_empty() || self.cancel_requested {
+            return Some(Ending::Result(result));
+        }
+        // A steer arrived after the last model request: claude runs it as a native turn of its
+        // own, which belongs to this Turn. Its answer must be its own.
+        if let Some(structured) = &mut self.structured {
+            let _ = structured.take_answer(&result);
+        }
+        None
+    }
+
+    async fn command(&mut self, command: Command) {
+        match command {
+            Command::Submit {
+                call_id,
+                result,
+                reply,
+            } => self.submit(call_id, result, reply).await,
+            Command::Steer { content, reply } => {
+                if self.cancel_requested {
+                    let _ = reply.send(Err(AdapterError::Rejected {
+                        code: "turn_cancelling".into(),
+                        message: "The Turn is being cancelled.".into(),
+                    }));
+                    return;
+                }
+                let uuid = uuid::Uuid::new_v4().to_string();
+                self.outstanding.insert(uuid.clone());
+                let sent = self.connection.send_user(&uuid, content).await;
+                if sent.is_err() {
+                    self.outstanding.remove(&uuid);
+                }
+                let _ = reply.send(sent.map_err(stream_error));
+            }
+            Command::CancelRequested => self.cancel_requested = true,
+        }
+    }
+
+    async fn submit(
+        &mut self,
+        call_id: String,
+        result: FunctionResultContent,
+        reply: oneshot::Sender<Receipt>,
+    ) {
+        let (route, name) = match self.calls.begin_answer(&call_id) {
+            Ok(found) => found,
+            Err(refusal) => {
+                let _ = reply.send(refusal);
+                return;
+            }
+        };
+        // Content claude cannot take is refused before anything is written: the call stays
+        // pending for a result it can take.
+        let mcp_result = match call_result(&result) {
+            Ok(mcp_result) => mcp_result,
+            Err(error) => {
+                let _ = reply.send(Receipt::refused("unsupported_content", error.to_string()));
+                return;
+            }
+        };
+        let response =
+            json!({"mcp_response": {"jsonrpc": "2.0", "id": route.mcp_id, "result": mcp_result}});
+        match self
+            .connection
+            .respond(&route.control_request_id, response)
+            .await
+        {
+            Ok(()) => self
+                .calls
+                .answered(&call_id, ExpectedRecord::new(&name, &result), reply),
+            Err(error) => {
+                self.calls.undelivered(&call_id);
+                let _ = reply.send(Receipt::Unconfirmed {
+                    reason: format!("writing the result failed: {error}"),
+                });
+            }
+        }
+    }
+
+    /// Sends `interrupt` without waiting in the loop, which must go on draining claude's output.
+    fn interrupt(&self) {
+        let connection = self.connection.clone();
+        tokio::spawn(async move {
+            let _ = connection
+                .request(interrupt_request(), CONTROL_TIMEOUT)
+                .await;
+        });
+    }
+
+    /// The Turn's closing events; the last one is terminal.
+    fn settle(&mut self, ending: Ending) -> Vec<AdapterEvent> {
+        let mut out: Vec<AdapterEvent> = self
+            .calls
+            .finish()
+            .into_iter()
+            .map(|call_id| AdapterEvent::CallAbandoned { call_id })
+            .collect();
+        let usage = self.usage;
+        let result = match ending {
+            Ending::Result(result) => result,
+            Ending::InputCancelled => {
+                self.messages.finish(false, &mut out);
+                out.push(if self.cancel_requested {
+                    AdapterEvent::Cancelled { usage }
+                } else {
+                    AdapterEvent::Failed {
+                        code: "server_error".into(),
+                        message: "claude cancelled the Turn's input.".into(),
+                        http_status: None,
+                        usage,
+                    }
+                });
+                return out;
+            }
+        };
+        let succeeded = result.get("is_error").and_then(Value::as_bool) != Some(true)
+            && result.get("subtype").and_then(Value::as_str) == Some("success");
+        if succeeded && !self.timed_out {
+            match &mut self.structured {
+                None => {
+                    self.messages.finish(true, &mut out);
+                    out.push(AdapterEvent::Completed { usage });
+                }
+                Some(structured) => {
+                    // Assistant prose stays commentary under its own id; the answer is claude's
+                    // `result.result`, as one message with the StructuredOutput call's id.
+                    self.messages.finish(false, &mut out);
+                    match structured.take_answer(&result) {
+                        Ok(answer) => {
+                            out.push(AdapterEvent::MessageStarted {
+                                item_id: answer.item_id.clone(),
+                                phase: Some(MessagePhase::FinalAnswer),
+                            });
+                            out.push(AdapterEvent::MessageDelta {
+                                item_id: answer.item_id.clone(),
+                                delta: answer.text.clone(),
+                            });
+                            out.push(AdapterEvent::MessageCompleted {
+                                item_id: answer.item_id,
+                                phase: MessagePhase::FinalAnswer,
+                                text: answer.text,
+                            });
+                            out.push(AdapterEvent::Completed { usage });
+                        }
+                        Err(message) => out.push(AdapterEvent::Failed {
+                            code: "server_error".into(),
+                            message: message.into(),
+                            http_status: None,
+                            usage,
+                        }),
+                    }
+                }
+            }
+            return out;
+        }
+        self.messages.finish(false, &mut out);
+        out.push(if self.timed_out {
+            AdapterEvent::Failed {
+                code: "request_timeout".into(),
+                message: "The Turn exceeded its deadline.".into(),
+                http_status: None,
+                usage,
+            }
+        } else if self.cancel_requested {
+            AdapterEvent::Cancelled { usage }
+        } else {
+            let (code, message, http_status) = result_error(&result);
+            AdapterEvent::Failed {
+                code,
+                message,
+                http_status,
+                usage,
+            }
+        });
+        out
+    }
+
+    /// Closing events for a Turn that ends without claude settling it; the last is terminal.
+    fn fail(&mut self, code: &str, message: &str) -> Vec<AdapterEvent> {
+        let mut out: Vec<AdapterEvent> = self
+            .calls
+            .finish()
+            .into_iter()
+            .map(|call_id| AdapterEvent::CallAbandoned { call_id })
+            .collect();
+        self.messages.finish(false, &mut out);
+        out.push(AdapterEvent::Failed {
+            code: code.into(),
+            message: message.into(),
+            http_status: None,
+            usage: self.usage,
+        });
+        out
+    }
+
+    async fn emit(&self, event: AdapterEvent) {
+        // A caller that dropped the stream no longer listens; the Turn still runs to its end.
+        let _ = self.events.send(event).await;
+    }
+
+    async fn emit_all(&self, events: Vec<AdapterEvent>) {
+        for event in events {
+            self.emit(event).await;
+        }
+    }
+}
+
+fn change_event(change: CallChange) -> AdapterEvent {
+    match change {
+        CallChange::Applied { call_id } => AdapterEvent::FunctionResultApplied { call_id },
+        CallChange::Abandoned { call_id } => AdapterEvent::CallAbandoned { call_id },
+    }
+}
+
+/// `interrupt` that also drops the Turn's queued input (see the module docs).
+fn interrupt_request() -> Value {
+    json!({"subtype": "interrupt", "cancel_queued": true})
+}
+
+async fn sleep_until_opt(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Maps a stream failure onto the adapter's error.
+pub fn stream_error(error: StreamError) -> AdapterError {
+    match error {
+        StreamError::Closed | StreamError::Write(_) => AdapterError::Exited,
+        StreamError::Timeout(subtype) => AdapterError::Timeout(subtype),
+        StreamError::Refused { subtype, message } => AdapterError::Rejected {
+            code: "harness_rejected".into(),
+            message: format!("{subtype}: {message}"),
+        },
+    }
+}
+
+/// The caller's handle on a running Turn.
+pub struct ClaudeTurnControl {
+    connection: Arc<Connection>,
+    commands: mpsc::Sender<Command>,
+}
+
+#[async_trait]
+impl TurnControl for ClaudeTurnControl {
+    async fn submit_function_result(
+        &self,
+        call_id: &str,
+        result: FunctionResultContent,
+    ) -> Receipt {
+        let (reply, receipt) = oneshot::channel();
+        let command = Command::Submit {
+            call_id: call_id.to_owned(),
+            result,
+            reply,
+        };
+        if self.commands.send(command).await.is_err() {
+            return Receipt::refused("turn_ended", "The Turn has ended.");
+        }
+        // The driver answers every command it takes (a delivered result's waiter is settled when
+        // the Turn ends); a dropped reply means the Turn ended before the result was written.
+        receipt
+            .await
+            .unwrap_or_else(|_| Receipt::refused("turn_ended", "The Turn has ended."))
+    }
+
+    async fn steer(&self, input: Vec<InputPart>) -> Result<(), AdapterError> {
+        let content = user_content(&input)?;
+        let (reply, accepted) = oneshot::channel();
+        self.commands
+            .send(Command::Steer { content, reply })
+            .await
+            .map_err(|_| AdapterError::NoActiveTurn)?;
+        accepted.await.map_err(|_| AdapterError::NoActiveTurn)?
+    }
+
+    async fn cancel(&self) -> Result<(), AdapterError> {
+        // Tell the driver first, so the interrupted turn's result is read as our cancel.
+        self.commands
+            .send(Command::CancelRequested)
+            .await
+            .map_err(|_| AdapterError::NoActiveTurn)?;
+        self.connection
+            .request(interrupt_request(), CONTROL_TIMEOUT)
+            .await
+            .map(|_| ())
+            .map_err(stream_error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_parts_become_anthropic_blocks() {
+        let content = user_content(&[
+            InputPart::InputText { text: "hi".into() },
+            InputPart::InputImage {
+                image_url: "data:image/png;base64,AAAA".into(),
+            },
+            InputPart::InputImage {
+                image_url: "https://example.com/a.png".into(),
+            },
+        ])
+        .unwrap();
+        assert_eq!(
+            content,
+            json!([
+                {"type": "text", "text": "hi"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+                {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}},
+            ])
+        );
+        assert!(
+            user_content(&[InputPart::InputImage {
+                image_url: "file:///etc/passwd".into()
+            }])
+            .is_err()
+        );
+    }
+}
