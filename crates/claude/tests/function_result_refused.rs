@@ -1,0 +1,76 @@
+//! Results the adapter cannot deliver are refused without consuming the pending call: an
+//! unknown call id, and content Claude Code cannot take (an image URL). The call then still
+//! takes a good result, which is confirmed.
+
+mod support;
+
+use support::*;
+use switchboard_mock_model::{Reply, Scenario, ToolCall};
+use switchboard_protocol::{
+    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
+};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn undeliverable_results_leave_the_call_pending() {
+    let Some(binary) = claude_binary("undeliverable_results_leave_the_call_pending") else {
+        return;
+    };
+    let model = mock_model(Some(Scenario::new(vec![on_request(
+        1,
+        Reply::tool_calls(vec![ToolCall::new(
+            "mcp__functions__get_weather",
+            serde_json::json!({"city": "Oslo"}),
+        )]),
+    )])))
+    .await;
+    let config = configuration(
+        &model.base_url(),
+        vec![get_weather()],
+        ExecutionControls::default(),
+    );
+    let (executor, _state) = prepare(binary, config).await;
+    let mut turn = executor
+        .start_turn(user_turn(1, "Weather in Oslo?"))
+        .await
+        .unwrap();
+    let call_id = next_call_id(&mut turn).await;
+
+    let unknown = turn
+        .control
+        .submit_function_result("toolu_nope", text_result("x"))
+        .await;
+    assert!(
+        matches!(&unknown, Receipt::Refused { code, .. } if code == "unknown_call"),
+        "{unknown:?}"
+    );
+
+    let image_url = FunctionResultContent {
+        success: true,
+        output: Some(FunctionOutput::Parts(vec![InputPart::InputImage {
+            image_url: "https://example.com/weather.png".into(),
+        }])),
+        error: None,
+    };
+    let refused = turn
+        .control
+        .submit_function_result(&call_id, image_url)
+        .await;
+    assert!(
+        matches!(&refused, Receipt::Refused { code, .. } if code == "unsupported_content"),
+        "{refused:?}"
+    );
+
+    // Still pending: a result claude can take is delivered and confirmed.
+    let receipt = turn
+        .control
+        .submit_function_result(&call_id, text_result("snow"))
+        .await;
+    assert_eq!(receipt, Receipt::Confirmed);
+    let events = until_terminal(&mut turn).await;
+    assert_eq!(final_answer(&events).as_deref(), Some("FINAL: snow"));
+    assert!(
+        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
+        "{events:?}"
+    );
+    model.shutdown().await;
+}
