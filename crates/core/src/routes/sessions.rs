@@ -64,6 +64,7 @@ async fn create_session(
             Some(first),
             rx,
             StreamEnd::AfterTurn,
+            created.obfuscate,
         ),
         None => json_response(StatusCode::CREATED, created.session),
     })
@@ -258,9 +259,29 @@ async fn items_page(
 async fn stream_events(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
+    let obfuscate = match q.get("include_obfuscation").map(String::as_str) {
+        None | Some("true") => true,
+        Some("false") => false,
+        Some(other) => {
+            return Err(switchboard_execution::messages::invalid_value(
+                "include_obfuscation",
+                other,
+                &["true", "false"],
+            )
+            .into());
+        }
+    };
     let rx = state.engine.subscribe(&id).await?;
-    Ok(sse_response(StatusCode::OK, id, None, rx, StreamEnd::Never))
+    Ok(sse_response(
+        StatusCode::OK,
+        id,
+        None,
+        rx,
+        StreamEnd::Never,
+        obfuscate,
+    ))
 }
 
 const MAX_IDEMPOTENCY_KEY_BYTES: usize = 128;

@@ -51,6 +51,8 @@ pub struct Created {
     pub session: Value,
     pub session_id: String,
     pub stream: Option<(Published, broadcast::Receiver<Published>)>,
+    /// `stream_options.include_obfuscation`.
+    pub obfuscate: bool,
 }
 
 pub async fn create(
@@ -160,11 +162,7 @@ pub async fn create(
     // The creation stream subscribes before anything is published, so it misses nothing.
     let stream = req.stream.then(|| {
         let rx = engine.hub.subscribe(&session_id);
-        let first = Published {
-            kind: "agent.session.created".into(),
-            json: with_event_id(created).to_string().into(),
-        };
-        (first, rx)
+        (Published::new(&with_event_id(created)), rx)
     });
     if let Err(e) = engine.commit(&mut guard, tx).await {
         *guard = None;
@@ -177,6 +175,7 @@ pub async fn create(
         session,
         session_id,
         stream,
+        obfuscate: req.include_obfuscation,
     })
 }
 

@@ -210,7 +210,10 @@ impl Engine {
     fn unload(&self, id: &str) {
         let mut sessions = self.sessions.lock().expect("sessions lock");
         // One reference in the map, one in the committing caller's guard.
-        if sessions.get(id).is_some_and(|slot| Arc::strong_count(slot) == 2) {
+        if sessions
+            .get(id)
+            .is_some_and(|slot| Arc::strong_count(slot) == 2)
+        {
             sessions.remove(id);
         }
     }

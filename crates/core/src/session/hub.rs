@@ -31,6 +31,37 @@ pub struct Published {
     pub json: Arc<str>,
 }
 
+impl Published {
+    pub fn new(event: &Value) -> Published {
+        Published {
+            kind: event
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .into(),
+            json: event.to_string().into(),
+        }
+    }
+
+    /// The frame text for a reader: with a random `obfuscation` member unless the reader
+    /// opted out (`include_obfuscation=false`). The padding varies frame lengths so that
+    /// sizes on the wire do not reveal the text of short deltas.
+    fn frame(&self, obfuscate: bool) -> Bytes {
+        if !obfuscate || !self.json.starts_with('{') || self.json.len() < 2 {
+            return data_frame(&self.json);
+        }
+        use rand::Rng;
+        let mut rng = rand::rng();
+        let len = rng.random_range(1..=24);
+        let pad: String = (0..len)
+            .map(|_| rng.sample(rand::distr::Alphanumeric) as char)
+            .collect();
+        let rest = &self.json[1..];
+        let sep = if rest.starts_with('}') { "" } else { "," };
+        data_frame(&format!("{{\"obfuscation\":\"{pad}\"{sep}{rest}"))
+    }
+}
+
 #[derive(Default)]
 pub struct Hub {
     channels: Mutex<HashMap<String, broadcast::Sender<Published>>>,
@@ -48,20 +79,14 @@ impl Hub {
 
     /// Publishes one event (an object with `type`); `event_id` is added here.
     pub fn publish(&self, session_id: &str, mut event: Value) {
-        let kind: Arc<str> = event
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .into();
-        if let Some(obj) = event.as_object_mut() {
-            obj.insert("event_id".into(), json!(new_id(IdKind::Event)));
-        }
         let mut channels = self.channels.lock().expect("hub lock");
         let Some(tx) = channels.get(session_id) else {
             return;
         };
-        let json: Arc<str> = event.to_string().into();
-        if tx.send(Published { kind, json }).is_err() {
+        if let Some(obj) = event.as_object_mut() {
+            obj.insert("event_id".into(), json!(new_id(IdKind::Event)));
+        }
+        if tx.send(Published::new(&event)).is_err() {
             // Nobody listens: drop the channel so idle Sessions hold no memory.
             channels.remove(session_id);
         }
@@ -96,8 +121,9 @@ pub fn sse_response(
     first: Option<Published>,
     rx: broadcast::Receiver<Published>,
     end: StreamEnd,
+    obfuscate: bool,
 ) -> Response {
-    let body = Body::from_stream(frames(session_id, first, rx, end));
+    let body = Body::from_stream(frames(session_id, first, rx, end, obfuscate));
     let mut resp = Response::new(body);
     *resp.status_mut() = status;
     let h = resp.headers_mut();
@@ -115,6 +141,7 @@ struct Reader {
     first: Option<Published>,
     rx: broadcast::Receiver<Published>,
     end: StreamEnd,
+    obfuscate: bool,
     turn_finished: bool,
     done: bool,
 }
@@ -130,12 +157,14 @@ fn frames(
     first: Option<Published>,
     rx: broadcast::Receiver<Published>,
     end: StreamEnd,
+    obfuscate: bool,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> {
     let reader = Reader {
         session_id,
         first,
         rx,
         end,
+        obfuscate,
         turn_finished: false,
         done: false,
     };
@@ -144,7 +173,7 @@ fn frames(
             return None;
         }
         if let Some(first) = r.first.take() {
-            return Some((Ok(data_frame(&first.json)), r));
+            return Some((Ok(first.frame(r.obfuscate)), r));
         }
         let next = tokio::time::timeout(KEEPALIVE, r.rx.recv()).await;
         let event = match next {
@@ -165,7 +194,7 @@ fn frames(
                         "param": null,
                     },
                 });
-                return Some((Ok(data_frame(&error.to_string())), r));
+                return Some((Ok(Published::new(&error).frame(r.obfuscate)), r));
             }
         };
         if r.end == StreamEnd::AfterTurn {
@@ -178,6 +207,6 @@ fn frames(
                 _ => {}
             }
         }
-        Some((Ok(data_frame(&event.json)), r))
+        Some((Ok(event.frame(r.obfuscate)), r))
     })
 }
