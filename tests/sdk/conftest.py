@@ -131,13 +131,24 @@ def wait_ready(base_url: str, timeout: float = 30.0):
 
 
 class Engine:
-    """A mock model plus a server whose deployment model provider is that mock."""
+    """A mock model plus a server whose deployment model providers (Responses and Anthropic) are
+    that mock."""
 
     def __init__(self, tmp: pathlib.Path, scenario=None, extra_serve=()):
         (tmp / "mock").mkdir(exist_ok=True)
         self.mock = MockModel(tmp / "mock", scenario)
         self.server = Server(
-            tmp, "--model-provider-url", self.mock.base_url + "/v1", "--model-provider-key", "mock-key", *extra_serve
+            tmp,
+            "--model-provider-url",
+            self.mock.base_url + "/v1",
+            "--model-provider-key",
+            "mock-key",
+            # The same mock serves the Anthropic Messages API (Claude Code Sessions).
+            "--anthropic-provider-url",
+            self.mock.base_url,
+            "--anthropic-provider-key",
+            "mock-key",
+            *extra_serve,
         )
         wait_ready(self.server.base_url)
         self.client = OpenAI(base_url=self.server.base_url, api_key=API_KEY, max_retries=0)

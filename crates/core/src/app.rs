@@ -36,15 +36,20 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// State with a fresh Session engine over `store`.
+    /// State with a fresh Session engine over `store`. `default_providers` are the deployment's
+    /// model providers, at most one per protocol.
     pub fn new(
         store: Arc<dyn Store>,
         secrets: SecretBox,
         config: CoreConfig,
-        default_provider: Option<switchboard_execution::ModelProvider>,
+        default_providers: impl IntoIterator<Item = switchboard_execution::ModelProvider>,
     ) -> AppState {
         AppState {
-            engine: crate::session::Engine::new(store.clone(), secrets.clone(), default_provider),
+            engine: crate::session::Engine::new(
+                store.clone(),
+                secrets.clone(),
+                default_providers.into_iter().collect(),
+            ),
             keys: crate::auth::KeyCache::new(&config.data_dir),
             store,
             secrets,

@@ -36,6 +36,18 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     pub model_provider_key: String,
+    /// The deployment's Anthropic-protocol model provider (an API root such as
+    /// `http://127.0.0.1:9000`), for Claude Code Sessions whose Agent and request name none.
+    #[arg(long, env = "SWITCHBOARD_ANTHROPIC_PROVIDER_URL")]
+    pub anthropic_provider_url: Option<String>,
+    /// The API key sent to `--anthropic-provider-url`.
+    #[arg(
+        long,
+        env = "SWITCHBOARD_ANTHROPIC_PROVIDER_KEY",
+        default_value = "",
+        hide_env_values = true
+    )]
+    pub anthropic_provider_key: String,
     /// The bearer token remote Runtimes (`switchboard runtime`) present on `/runtime/connect`;
     /// remote Runtimes are refused when it is unset.
     #[arg(long, env = "SWITCHBOARD_RUNTIME_TOKEN", hide_env_values = true)]
@@ -68,16 +80,29 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         .filter(|s| !s.is_empty());
     let created = auth::bootstrap(&store, wanted.as_deref(), switchboard_core::unix_now()).await?;
 
-    let default_provider = args
-        .model_provider_url
-        .clone()
-        .map(|base_url| ModelProvider {
-            protocol: ProviderProtocol::Responses,
+    let provider = |protocol, url: &Option<String>, key: &str| {
+        url.clone().map(|base_url| ModelProvider {
+            protocol,
             base_url,
-            api_key: args.model_provider_key.clone(),
+            api_key: key.to_owned(),
             context_window: None,
             max_output_tokens: None,
-        });
+        })
+    };
+    let default_providers = [
+        provider(
+            ProviderProtocol::Responses,
+            &args.model_provider_url,
+            &args.model_provider_key,
+        ),
+        provider(
+            ProviderProtocol::Anthropic,
+            &args.anthropic_provider_url,
+            &args.anthropic_provider_key,
+        ),
+    ]
+    .into_iter()
+    .flatten();
     let state = Arc::new(AppState::new(
         Arc::new(store),
         secrets,
@@ -86,7 +111,7 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
             default_harness: args.default_harness,
             runtime_token: args.runtime_token.clone(),
         },
-        default_provider,
+        default_providers,
     ));
     state
         .engine

@@ -78,7 +78,7 @@ pub async fn create(
         .unwrap_or(state.config.default_harness);
     let provider: ModelProvider = match &agent.x_agents_core.model_provider {
         Some(p) => p.clone(),
-        None => engine.default_provider.clone().ok_or_else(|| {
+        None => engine.default_provider(harness).ok_or_else(|| {
             Failure(ApiError::new(
                 ErrorCode::InvalidRequest("model_provider_required"),
                 Some("x_agents_core.model_provider".into()),

@@ -45,8 +45,9 @@ pub struct Engine {
     pub secrets: SecretBox,
     pub hub: Hub,
     pub links: Links,
-    /// The deployment's model provider, for Sessions whose Agent names none.
-    pub default_provider: Option<ModelProvider>,
+    /// The deployment's model providers (one per protocol), for Sessions whose Agent and
+    /// request name none.
+    pub default_providers: Vec<ModelProvider>,
     sessions: Mutex<HashMap<String, Slot>>,
     /// Run ID → Session ID, for routing Turn frames.
     runs: Mutex<HashMap<String, String>>,
@@ -58,18 +59,39 @@ impl Engine {
     pub fn new(
         store: Arc<dyn Store>,
         secrets: SecretBox,
-        default_provider: Option<ModelProvider>,
+        default_providers: Vec<ModelProvider>,
     ) -> Arc<Engine> {
         Arc::new(Engine {
             store,
             secrets,
             hub: Hub::default(),
             links: Links::default(),
-            default_provider,
+            default_providers,
             sessions: Mutex::new(HashMap::new()),
             runs: Mutex::new(HashMap::new()),
             queued: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The deployment provider for a harness: the one speaking its default protocol, else any
+    /// protocol it supports.
+    pub fn default_provider(
+        &self,
+        harness: switchboard_execution::HarnessId,
+    ) -> Option<ModelProvider> {
+        let decl = switchboard_harness::declaration(harness);
+        let speaks = |protocol| {
+            self.default_providers
+                .iter()
+                .find(|p| p.protocol == protocol)
+        };
+        speaks(decl.default_protocol())
+            .or_else(|| {
+                self.default_providers
+                    .iter()
+                    .find(|p| decl.provider(p.protocol).is_some())
+            })
+            .cloned()
     }
 
     fn slot(&self, id: &str) -> Slot {
@@ -136,7 +158,7 @@ impl Engine {
                 p.api_key = self.secrets.open(&p.api_key)?;
                 p.clone()
             }
-            None => self.default_provider.clone().ok_or_else(|| {
+            None => self.default_provider(doc.harness).ok_or_else(|| {
                 tracing::error!(session = %rec.id, "stored Session has no model provider");
                 Failure(ApiError::internal())
             })?,
