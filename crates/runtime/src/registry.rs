@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use switchboard_claude::ClaudeAdapter;
 use switchboard_codex::CodexAdapter;
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::messages::Heartbeat;
@@ -54,6 +55,10 @@ impl Registry {
         registry
             .register(Arc::new(codex), CodexAdapter::capabilities())
             .expect("codex has an install row and is registered once");
+        let claude = ClaudeAdapter::new(registry.locator.locate(&install::CLAUDE_CODE).path);
+        registry
+            .register(Arc::new(claude), ClaudeAdapter::capabilities())
+            .expect("claude_code has an install row and is registered once");
         registry
     }
 

@@ -35,8 +35,14 @@ async fn unavailable_when_missing_or_mismatched_available_when_pinned() {
     )));
     let heartbeat = Registry::standard(locator).heartbeat().await;
     let codex = &heartbeat.supported_harnesses[0];
-    assert_eq!(heartbeat.supported_harnesses.len(), 1);
+    // Every registered adapter is advertised: codex, then claude_code.
+    assert_eq!(heartbeat.supported_harnesses.len(), 2);
     assert_eq!(codex.harness, HarnessId::Codex);
+    assert_eq!(
+        heartbeat.supported_harnesses[1].harness,
+        HarnessId::ClaudeCode
+    );
+    assert!(!heartbeat.supported_harnesses[1].available);
     assert!(!codex.available);
     assert_eq!(codex.version, None);
 

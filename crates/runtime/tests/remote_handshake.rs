@@ -44,7 +44,7 @@ async fn handshake_heartbeat_and_frames_over_websocket() {
     let RuntimeToCore::Heartbeat(beat) = beat.message else {
         panic!("{beat:?}")
     };
-    assert_eq!(beat.supported_harnesses.len(), 1);
+    assert_eq!(beat.supported_harnesses.len(), 2, "codex and claude_code");
     assert!(!beat.supported_harnesses[0].available);
 
     // The shared frame loop answers.
