@@ -87,6 +87,14 @@ impl ClaudeExecutor {
 
 impl Inner {
     async fn ensure_resident(&self, state: &mut State) -> Result<(), AdapterError> {
+        // A process that died while idle is replaced now rather than failing the next Turn.
+        let exited = state
+            .resident
+            .as_mut()
+            .is_some_and(|r| !matches!(r.child.try_wait(), Ok(None)));
+        if exited {
+            self.discard(state).await;
+        }
         if state.resident.is_some() {
             return Ok(());
         }

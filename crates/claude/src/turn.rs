@@ -288,10 +288,8 @@ impl Driver {
                         self.native_running = true
                     }
                     Some("cancelled") => {
-                        if self.outstanding.remove(uuid)
-                            && self.outstanding.is_empty()
-                            && !self.native_running
-                        {
+                        let ours = self.outstanding.remove(uuid);
+                        if ours && self.outstanding.is_empty() && !self.native_running {
                             return Some(Ending::InputCancelled);
                         }
                     }
@@ -320,7 +318,9 @@ impl Driver {
             self.usage = add_usage(self.usage, Some(usage));
             out.extend(self.usage.map(AdapterEvent::Usage));
         }
-        if self.outstanding.is_empty() || self.cancel_requested {
+        // An interrupt (cancel or deadline) dropped whatever was still queued: this result is
+        // the last.
+        if self.outstanding.is_empty() || self.cancel_requested || self.timed_out {
             return Some(Ending::Result(result));
         }
         // A steer arrived after the last model request: claude runs it as a native turn of its
@@ -339,7 +339,7 @@ impl Driver {
                 reply,
             } => self.submit(call_id, result, reply).await,
             Command::Steer { content, reply } => {
-                if self.cancel_requested {
+                if self.cancel_requested || self.timed_out {
                     let _ = reply.send(Err(AdapterError::Rejected {
                         code: "turn_cancelling".into(),
                         message: "The Turn is being cancelled.".into(),
@@ -422,7 +422,14 @@ impl Driver {
             Ending::Result(result) => result,
             Ending::InputCancelled => {
                 self.messages.finish(false, &mut out);
-                out.push(if self.cancel_requested {
+                out.push(if self.timed_out {
+                    AdapterEvent::Failed {
+                        code: "request_timeout".into(),
+                        message: "The Turn exceeded its deadline.".into(),
+                        http_status: None,
+                        usage,
+                    }
+                } else if self.cancel_requested {
                     AdapterEvent::Cancelled { usage }
                 } else {
                     AdapterEvent::Failed {

@@ -89,6 +89,20 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         "{events:?}"
     );
 
+    // The Turn's usage is the sum of what the provider reported for its two requests.
+    let calls = model_calls(&model.journal());
+    let reported = |key: &str| {
+        calls
+            .iter()
+            .map(|c| c["reply"]["usage"][key].as_u64().unwrap())
+            .sum::<u64>()
+    };
+    let Some(AdapterEvent::Completed { usage: Some(usage) }) = events.last() else {
+        panic!("{events:?}")
+    };
+    assert_eq!(usage.input_tokens, reported("input_tokens"));
+    assert_eq!(usage.output_tokens, reported("output_tokens"));
+
     // What the model endpoint received: the function as an MCP tool with its schema, then the
     // result under the same tool-use id.
     let requests = model_requests(&model.journal());
