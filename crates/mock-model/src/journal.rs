@@ -9,6 +9,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
+use std::time::Instant;
 
 use serde_json::{Map, Value, json};
 
@@ -21,6 +22,8 @@ pub struct Journal {
 #[derive(Debug)]
 struct Inner {
     entries: Vec<Value>,
+    /// When each entry was recorded, same index as `entries` (kept out of the JSON).
+    recorded_at: Vec<Instant>,
     file: Option<File>,
 }
 
@@ -33,6 +36,7 @@ impl Journal {
         Ok(Journal {
             inner: Mutex::new(Inner {
                 entries: Vec::new(),
+                recorded_at: Vec::new(),
                 file,
             }),
         })
@@ -40,6 +44,7 @@ impl Journal {
 
     /// Appends `entry`, numbering it with `seq` (1-based arrival order).
     pub fn record(&self, entry: Map<String, Value>) {
+        let now = Instant::now();
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         // `seq` first, for people reading the file.
         let mut numbered = Map::new();
@@ -55,6 +60,7 @@ impl Journal {
             }
         }
         inner.entries.push(entry);
+        inner.recorded_at.push(now);
     }
 
     pub fn entries(&self) -> Vec<Value> {
@@ -62,6 +68,15 @@ impl Journal {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .entries
+            .clone()
+    }
+
+    /// When each entry was recorded, in the same order as [`Journal::entries`].
+    pub fn recorded_at(&self) -> Vec<Instant> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .recorded_at
             .clone()
     }
 }

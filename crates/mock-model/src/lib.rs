@@ -148,6 +148,14 @@ impl MockModel {
         self.shared.journal.entries()
     }
 
+    /// When each journal entry was recorded, index for index with [`MockModel::journal`]: after
+    /// the request body was read and parsed, before the first byte of the reply left. For
+    /// latency measurements in benchmarks; the journal's JSON carries no time, so it stays
+    /// deterministic.
+    pub fn journal_recorded_at(&self) -> Vec<std::time::Instant> {
+        self.shared.journal.recorded_at()
+    }
+
     /// Stops accepting, closes open connections and waits for the server task to end.
     pub async fn shutdown(mut self) {
         self.shutdown.cancel();
