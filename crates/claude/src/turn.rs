@@ -280,7 +280,16 @@ impl Driver {
                     }
                 }
             }
-            Some("system") => self.native_running = true,
+            // A native turn announces itself (`init`, then `status: requesting` per request);
+            // other system notices may come between turns and say nothing about one running.
+            Some("system")
+                if matches!(
+                    message.get("subtype").and_then(Value::as_str),
+                    Some("init" | "status")
+                ) =>
+            {
+                self.native_running = true
+            }
             Some("command_lifecycle") => {
                 let uuid = message.get("command_uuid").and_then(Value::as_str)?;
                 match message.get("state").and_then(Value::as_str) {

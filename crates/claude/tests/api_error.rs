@@ -19,7 +19,7 @@ async fn a_provider_error_fails_the_turn() {
     ])))
     .await;
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
 
     for (n, code) in [(1, "server_error"), (2, "rate_limit_exceeded")] {
         let mut turn = executor.start_turn(user_turn(n, "hello")).await.unwrap();

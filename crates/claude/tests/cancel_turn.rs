@@ -21,7 +21,7 @@ async fn cancel_while_the_model_hangs() {
     )])))
     .await;
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "never answered"))
         .await
@@ -77,7 +77,7 @@ async fn cancel_abandons_a_pending_call() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Weather in Rome?"))
         .await
@@ -117,4 +117,35 @@ async fn cancel_abandons_a_pending_call() {
         "{events:?}"
     );
     assert_eq!(final_answer(&events).as_deref(), Some("FINAL: warm"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_right_after_start_settles() {
+    let Some(binary) = claude_binary("cancel_right_after_start_settles") else {
+        return;
+    };
+    let model = mock_model(None).await;
+    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
+    let (_state, executor) = prepare(binary, config).await;
+    // Warm the process, then cancel the next Turn before claude can start it: its input is
+    // dropped from claude's queue (or the just-started turn is interrupted), and either way the
+    // Turn settles at once as cancelled.
+    let mut warm = executor.start_turn(user_turn(1, "warm up")).await.unwrap();
+    until_terminal(&mut warm).await;
+    let mut turn = executor
+        .start_turn(user_turn(2, "cancel me"))
+        .await
+        .unwrap();
+    turn.control.cancel().await.unwrap();
+    let events = until_terminal(&mut turn).await;
+    assert!(
+        matches!(
+            events.last(),
+            Some(AdapterEvent::Cancelled { .. } | AdapterEvent::Completed { .. })
+        ),
+        "{events:?}"
+    );
+    let mut next = executor.start_turn(user_turn(3, "again")).await.unwrap();
+    let events = until_terminal(&mut next).await;
+    assert_eq!(final_answer(&events).as_deref(), Some("ECHO: again"));
 }

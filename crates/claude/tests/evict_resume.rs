@@ -41,7 +41,7 @@ async fn evicted_session_resumes_its_history_and_functions() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, state) = prepare(binary.clone(), config.clone()).await;
+    let (state, executor) = prepare(binary.clone(), config.clone()).await;
     let session = executor.native_session_id().unwrap();
 
     let first = run_turn(executor.as_ref(), 1, "Weather in Lyon?").await;

@@ -33,7 +33,7 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
 
     let mut turn = executor
         .start_turn(user_turn(1, "Weather in Paris?"))

@@ -28,7 +28,7 @@ async fn a_failed_result_is_confirmed_as_an_error() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Weather in Atlantis?"))
         .await

@@ -31,7 +31,7 @@ async fn an_image_result_is_confirmed_and_reaches_the_model() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Show me the weather map"))
         .await

@@ -28,7 +28,7 @@ async fn undeliverable_results_leave_the_call_pending() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Weather in Oslo?"))
         .await

@@ -35,7 +35,7 @@ async fn a_steer_joins_the_running_turn() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Weather in Nice?"))
         .await
@@ -78,7 +78,7 @@ async fn a_late_steer_extends_the_turn() {
     ])))
     .await;
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor.start_turn(user_turn(1, "hello")).await.unwrap();
     tokio::time::timeout(WAIT, async {
         while model_calls(&model.journal()).is_empty() {

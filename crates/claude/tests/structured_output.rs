@@ -29,7 +29,7 @@ async fn the_answer_is_the_native_result_text() {
         ..Default::default()
     };
     let config = configuration(&model.base_url(), vec![], controls);
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Answer in structure"))
         .await
@@ -119,7 +119,7 @@ async fn a_turn_without_structured_output_fails() {
         ..Default::default()
     };
     let config = configuration(&model.base_url(), vec![], controls);
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Answer in structure"))
         .await

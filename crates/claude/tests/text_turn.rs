@@ -20,7 +20,7 @@ async fn a_text_answer_streams_with_usage() {
     )])))
     .await;
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "What is the answer?"))
         .await

@@ -38,7 +38,7 @@ async fn the_model_loads_a_deferred_function_and_calls_it() {
         ExecutionControls::default(),
     );
     config.tool_search = true;
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Find record 7"))
         .await

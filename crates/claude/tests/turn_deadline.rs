@@ -20,7 +20,7 @@ async fn the_deadline_fails_a_hanging_turn() {
         Reply::text("never").delay_ms(60_000),
     )])))
     .await;
-    let state = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir_in(state_parent()).unwrap();
     let adapter = ClaudeAdapter::new(binary).with_turn_deadline(Duration::from_secs(3));
     let executor = adapter
         .prepare(PrepareRequest {

@@ -15,7 +15,7 @@ async fn input_images_reach_the_model() {
     };
     let model = mock_model(None).await;
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let turn = TurnRequest {
         run_id: "run_1".into(),
         turn_id: "turn_1".into(),

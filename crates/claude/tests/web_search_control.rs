@@ -20,7 +20,7 @@ async fn offered(binary: std::path::PathBuf, web_search: Option<WebSearchMode>) 
         ..Default::default()
     };
     let config = configuration(&model.base_url(), vec![], controls);
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor.start_turn(user_turn(1, "hello")).await.unwrap();
     let events = until_terminal(&mut turn).await;
     assert!(

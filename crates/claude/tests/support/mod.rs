@@ -94,17 +94,19 @@ pub fn configuration(
     }
 }
 
-/// Prepares an executor in a fresh state directory (kept alive by the returned guard).
+/// Prepares an executor in a fresh state directory (kept alive by the returned guard). The
+/// guard comes first so that `let (_state, executor) = …` drops the executor, and with it the
+/// claude process, before the directory is removed.
 pub async fn prepare(
     binary: PathBuf,
     config: SessionConfiguration,
-) -> (Box<dyn SessionExecutor>, tempfile::TempDir) {
+) -> (tempfile::TempDir, Box<dyn SessionExecutor>) {
     let state = tempfile::Builder::new()
         .prefix("claude-session-")
         .tempdir_in(state_parent())
         .unwrap();
     let executor = prepare_in(binary, config, state.path()).await;
-    (executor, state)
+    (state, executor)
 }
 
 /// Prepares an executor on an existing state directory.
@@ -126,7 +128,7 @@ pub async fn prepare_in(
 }
 
 /// State directories live under the target dir, next to the build, not in the shared /tmp.
-fn state_parent() -> PathBuf {
+pub fn state_parent() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/claude-test-state");
     std::fs::create_dir_all(&dir).unwrap();
     dir
