@@ -13,13 +13,16 @@
 //! leaking into the next one. A UUID claude cancelled (`command_lifecycle: cancelled`) is no
 //! longer outstanding; if that leaves nothing running, the Turn ends without a `result`.
 //!
+//! **A steer is accepted** when claude reports the line queued (`command_lifecycle`), or
+//! consumed, not merely when it was written to stdin; a steer claude cancels is refused.
+//!
 //! **Cancel** sends `interrupt` with `cancel_queued: true`: without it claude may put an
 //! interrupted prompt back in its queue and run it again later on its own. The Turn ends
 //! `Cancelled` at the interrupted turn's `result` (`error_during_execution`), or `Completed`
 //! when it had already finished. A per-Turn deadline interrupts a Turn that never ends and
 //! fails it with `request_timeout`; if claude does not settle even that, the process goes.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -132,6 +135,7 @@ pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
         messages: Messages::default(),
         structured: setup.structured.then(StructuredOutput::default),
         outstanding: HashSet::from([setup.input_uuid]),
+        unacknowledged: HashMap::new(),
         native_running: false,
         usage: None,
         cancel_requested: false,
@@ -154,6 +158,8 @@ struct Driver {
     structured: Option<StructuredOutput>,
     /// UUIDs of the Turn's user lines that no native turn has consumed yet.
     outstanding: HashSet<String>,
+    /// Steers written but not yet acknowledged by claude, by UUID.
+    unacknowledged: HashMap<String, oneshot::Sender<Result<(), AdapterError>>>,
     /// A native turn is under way (its `result` has not arrived).
     native_running: bool,
     usage: Option<Usage>,
@@ -292,7 +298,9 @@ impl Driver {
             }
             Some("command_lifecycle") => {
                 let uuid = message.get("command_uuid").and_then(Value::as_str)?;
-                match message.get("state").and_then(Value::as_str) {
+                let state = message.get("state").and_then(Value::as_str);
+                self.acknowledge(uuid, state != Some("cancelled"));
+                match state {
                     Some("started") if self.outstanding.contains(uuid) => {
                         self.native_running = true
                     }
@@ -318,6 +326,7 @@ impl Driver {
             Some(consumed) => {
                 for uuid in consumed.iter().filter_map(Value::as_str) {
                     self.outstanding.remove(uuid);
+                    self.acknowledge(uuid, true);
                 }
             }
             // No accounting reported: nothing can be known to be outstanding.
@@ -357,13 +366,32 @@ impl Driver {
                 }
                 let uuid = uuid::Uuid::new_v4().to_string();
                 self.outstanding.insert(uuid.clone());
-                let sent = self.connection.send_user(&uuid, content).await;
-                if sent.is_err() {
-                    self.outstanding.remove(&uuid);
+                match self.connection.send_user(&uuid, content).await {
+                    Ok(()) => {
+                        self.unacknowledged.insert(uuid, reply);
+                    }
+                    Err(error) => {
+                        self.outstanding.remove(&uuid);
+                        let _ = reply.send(Err(stream_error(error)));
+                    }
                 }
-                let _ = reply.send(sent.map_err(stream_error));
             }
             Command::CancelRequested => self.cancel_requested = true,
+        }
+    }
+
+    /// Answers a steer's caller once claude reported its line: taken (queued, started,
+    /// consumed) or dropped.
+    fn acknowledge(&mut self, uuid: &str, taken: bool) {
+        if let Some(reply) = self.unacknowledged.remove(uuid) {
+            let _ = reply.send(if taken {
+                Ok(())
+            } else {
+                Err(AdapterError::Rejected {
+                    code: "steer_cancelled".into(),
+                    message: "claude dropped the steered input.".into(),
+                })
+            });
         }
     }
 
@@ -610,7 +638,12 @@ impl TurnControl for ClaudeTurnControl {
             .send(Command::Steer { content, reply })
             .await
             .map_err(|_| AdapterError::NoActiveTurn)?;
-        accepted.await.map_err(|_| AdapterError::NoActiveTurn)?
+        // A Turn that ends before claude reported the line drops the reply.
+        match tokio::time::timeout(CONTROL_TIMEOUT, accepted).await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(_)) => Err(AdapterError::NoActiveTurn),
+            Err(_) => Err(AdapterError::Timeout("steer".into())),
+        }
     }
 
     async fn cancel(&self) -> Result<(), AdapterError> {
