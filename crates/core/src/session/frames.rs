@@ -292,6 +292,25 @@ fn open_native(tx: &mut Tx, native_id: &str, kind: NativeKind) -> (String, u64) 
     (public_id, index)
 }
 
+/// Publishes a native item's opening document as `item.added` and stores it (its position is
+/// its first observation).
+fn add_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str) {
+    let Some(item) = tx.active().and_then(|t| t.native.get_mut(native_id)) else {
+        return;
+    };
+    item.doc = doc.clone();
+    let index = item.output_index;
+    tx.put_item(tid, &doc);
+    publish_item(
+        tx,
+        "agent.session.turn.item.added",
+        sid,
+        tid,
+        Some(index),
+        doc,
+    );
+}
+
 /// Marks a native item done with its final document: stored and published as `item.done`.
 fn finish_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str) {
     let Some(turn) = tx.active() else { return };
@@ -329,19 +348,10 @@ fn output_message(tx: &mut Tx, m: OutputMessage) {
     };
     if !known {
         let opened = assistant_message_item(&id, &tid, "in_progress", phase_str(m.phase), None);
-        tx.put_item(&tid, &opened);
         if let Some(item) = tx.active().and_then(|t| t.native.get_mut(&m.id)) {
-            item.doc = opened.clone();
             item.phase = m.phase;
         }
-        publish_item(
-            tx,
-            "agent.session.turn.item.added",
-            &sid,
-            &tid,
-            Some(index),
-            opened,
-        );
+        add_native(tx, &m.id, opened, &sid, &tid);
         let part = json!({ "type": "output_text", "text": "", "annotations": [] });
         tx.publish(turn_event(
             "agent.session.turn.content_part.added",
@@ -392,18 +402,7 @@ fn command(tx: &mut Tx, c: CommandExecution) {
     let (id, index) = open_native(tx, &c.item_id, NativeKind::Command);
     if !known {
         let opened = command_execution_item(&id, &tid, &c.command, None, None, "in_progress");
-        tx.put_item(&tid, &opened);
-        if let Some(item) = tx.active().and_then(|t| t.native.get_mut(&c.item_id)) {
-            item.doc = opened.clone();
-        }
-        publish_item(
-            tx,
-            "agent.session.turn.item.added",
-            &sid,
-            &tid,
-            Some(index),
-            opened,
-        );
+        add_native(tx, &c.item_id, opened, &sid, &tid);
     }
     let status = match c.status {
         CommandStatus::InProgress => return,
