@@ -11,8 +11,8 @@
 //!   with it last. Messages claude invents (`model: "<synthetic>"`, e.g. an "API Error: …" text)
 //!   and Subagent output (`parent_tool_use_id` set) are not the model's answer and are skipped.
 //! - **Usage.** Each `result` carries the usage of its native turn, the sum of what the provider
-//!   reported for every request of it (checked against the mock model's own counts); the Turn's
-//!   usage is the sum over its results.
+//!   reported for every request of it, side requests included (checked against the mock
+//!   model's own counts); the Turn's usage is the sum over its results.
 //! - **Failure codes.** A `result` with `is_error` (claude says `subtype: "success"` even for an
 //!   API failure) maps onto the protocol's native error codes.
 
@@ -219,7 +219,35 @@ pub fn is_root_live(message: &Value) -> bool {
 }
 
 /// A native turn's usage from its `result`.
+///
+/// `model_usage_since_last_result` (per model, since the previous `result`) is preferred: it
+/// also counts claude's own side requests, such as the nested request a `WebSearch` call makes
+/// to the provider, which `usage` (the main loop's requests only) leaves out.
 pub fn result_usage(result: &Value) -> Option<Usage> {
+    if let Some(models) = result
+        .get("model_usage_since_last_result")
+        .and_then(Value::as_object)
+    {
+        let mut total: Option<Usage> = None;
+        for model in models.values() {
+            let n = |k: &str| model.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let input =
+                n("inputTokens") + n("cacheCreationInputTokens") + n("cacheReadInputTokens");
+            let output = n("outputTokens");
+            total = add_usage(
+                total,
+                Some(Usage {
+                    input_tokens: input,
+                    cached_input_tokens: n("cacheReadInputTokens"),
+                    output_tokens: output,
+                    reasoning_output_tokens: n("thinkingTokens"),
+                    total_tokens: input + output,
+                }),
+            );
+        }
+        // An empty map: no request of this native turn finished.
+        return Some(total.unwrap_or_default());
+    }
     let usage = result.get("usage")?;
     let n = |p: &str| usage.pointer(p).and_then(Value::as_u64).unwrap_or(0);
     let input =
@@ -424,6 +452,26 @@ mod tests {
         assert!(!is_root_live(
             &json!({"type": "assistant", "parent_tool_use_id": "toolu_9"})
         ));
+    }
+
+    #[test]
+    fn usage_prefers_the_per_result_model_usage() {
+        let r = json!({"usage": {"input_tokens": 3705, "output_tokens": 13},
+            "model_usage_since_last_result": {
+                "claude-fake-1": {"inputTokens": 3795, "outputTokens": 15, "cacheReadInputTokens": 5, "cacheCreationInputTokens": 0, "thinkingTokens": 2},
+                "claude-haiku": {"inputTokens": 10, "outputTokens": 1}}});
+        assert_eq!(
+            result_usage(&r),
+            Some(Usage {
+                input_tokens: 3810,
+                cached_input_tokens: 5,
+                output_tokens: 16,
+                reasoning_output_tokens: 2,
+                total_tokens: 3826
+            })
+        );
+        let aborted = json!({"usage": {"input_tokens": 0}, "model_usage_since_last_result": {}});
+        assert_eq!(result_usage(&aborted), Some(Usage::default()));
     }
 
     #[test]
