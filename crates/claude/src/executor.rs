@@ -19,11 +19,12 @@ use switchboard_protocol::{
 use tokio::process::Child;
 use tokio::sync::{Mutex, mpsc, oneshot};
 
+use crate::input::user_content;
 use crate::launch::{ClaudeProcess, launch, shutdown};
 use crate::layout::StateLayout;
 use crate::resume::{native_session, session_id};
 use crate::stream::{Connection, Inbound};
-use crate::turn::{self, Release, TurnExit, TurnSetup, stream_error, user_content};
+use crate::turn::{self, Release, TurnExit, TurnSetup, stream_error};
 
 /// Events a Turn may buffer before the driver waits for the reader.
 const EVENT_BUFFER: usize = 256;

@@ -10,6 +10,7 @@
 //! - [`launch`]: the hermetic process and the control protocol's `initialize`.
 //! - [`stream`]: framing, control requests both ways, the inbound channel.
 //! - [`functions`]: functions as tools of the adapter's in-process MCP server `functions`.
+//! - [`input`]: user input parts as Anthropic content blocks.
 //! - [`native_result`]: what claude records for a function result, for receipts.
 //! - [`receipts`]: confirming a result only on its matching live native record.
 //! - [`structured`]: `--json-schema` and the final answer from `result.result`.
@@ -23,6 +24,7 @@ pub mod events;
 pub mod executor;
 pub mod flags;
 pub mod functions;
+pub mod input;
 pub mod launch;
 pub mod layout;
 pub mod native_result;

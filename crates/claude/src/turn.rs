@@ -36,7 +36,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 use crate::events::{Messages, add_usage, is_root_live, result_error, result_usage};
-use crate::functions::{call_result, inline_image};
+use crate::functions::call_result;
+use crate::input::user_content;
 use crate::launch::CONTROL_TIMEOUT;
 use crate::native_result::ExpectedRecord;
 use crate::receipts::{CallChange, CallTable, McpRoute};
@@ -81,31 +82,6 @@ enum Ending {
     Result(Value),
     /// claude cancelled the Turn's remaining input before any native turn ran it.
     InputCancelled,
-}
-
-/// The `message.content` of a `user` line for protocol input parts.
-pub fn user_content(parts: &[InputPart]) -> Result<Value, AdapterError> {
-    parts
-        .iter()
-        .map(|part| match part {
-            InputPart::InputText { text } => Ok(json!({"type": "text", "text": text})),
-            InputPart::InputImage { image_url } => {
-                if let Some((mime, data)) = inline_image(image_url) {
-                    Ok(
-                        json!({"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}),
-                    )
-                } else if image_url.starts_with("https://") || image_url.starts_with("http://") {
-                    Ok(json!({"type": "image", "source": {"type": "url", "url": image_url}}))
-                } else {
-                    Err(AdapterError::Rejected {
-                        code: "invalid_request".into(),
-                        message: "Claude Code takes images as http(s) URLs or inline base64 PNG, JPEG, GIF or WebP data URLs.".into(),
-                    })
-                }
-            }
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map(Value::Array)
 }
 
 /// What the driver starts with.
@@ -657,38 +633,5 @@ impl TurnControl for ClaudeTurnControl {
             .await
             .map(|_| ())
             .map_err(stream_error)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn input_parts_become_anthropic_blocks() {
-        let content = user_content(&[
-            InputPart::InputText { text: "hi".into() },
-            InputPart::InputImage {
-                image_url: "data:image/png;base64,AAAA".into(),
-            },
-            InputPart::InputImage {
-                image_url: "https://example.com/a.png".into(),
-            },
-        ])
-        .unwrap();
-        assert_eq!(
-            content,
-            json!([
-                {"type": "text", "text": "hi"},
-                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
-                {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}},
-            ])
-        );
-        assert!(
-            user_content(&[InputPart::InputImage {
-                image_url: "file:///etc/passwd".into()
-            }])
-            .is_err()
-        );
     }
 }
