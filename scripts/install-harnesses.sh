@@ -4,8 +4,8 @@
 # Idempotent: a harness whose pinned version is already installed (and whose native binary is
 # present) is left alone. Prints one line per harness: `<harness> <version> <native binary path>`.
 #
-# The pins here must match the ones in the crates (switchboard_codex::PINNED_VERSION and, later,
-# the Claude Code adapter's pin); `switchboard harness install` reuses the same versions.
+# The pins here must match the ones in the adapter crates (switchboard_codex::binary and
+# switchboard_claude::binary); `switchboard harness install` reuses the same values.
 #
 # Never pass --omit=optional / --no-optional: each npm package ships its platform binary as an
 # optional dependency, and without it only a Node wrapper that cannot run is installed.
@@ -53,6 +53,6 @@ install_one() {
 # --- Codex (used by crates/codex) -------------------------------------------------------------
 install_one codex "$CODEX_PACKAGE" "$CODEX_VERSION" "$CODEX_NATIVE"
 
-# --- Claude Code (used by the Claude Code adapter, next issue) ---------------------------------
+# --- Claude Code (used by crates/claude) ------------------------------------------------------
 # The native binary is exec'd directly; the postinstall hard link (.bin/claude) is not needed.
 install_one claude-code "$CLAUDE_PACKAGE" "$CLAUDE_VERSION" "$CLAUDE_NATIVE"

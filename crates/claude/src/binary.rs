@@ -2,8 +2,8 @@
 //!
 //! The npm package `@anthropic-ai/claude-code` ships the real executable (a self-contained Bun
 //! build, no Node needed) as an optional platform package; Switchboard executes that native
-//! binary directly. The pins live here; `scripts/install-harnesses.sh` and the Runtime's install
-//! table repeat the same values.
+//! binary directly. The pins live here: the Runtime's install table reuses them, and
+//! `scripts/install-harnesses.sh` repeats the same values.
 
 use std::path::{Path, PathBuf};
 

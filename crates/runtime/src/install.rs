@@ -1,9 +1,10 @@
 //! The install table: one row per harness with everything needed to install and find it.
 //!
 //! This is the one place the pins live for the Runtime and the `switchboard harness` command.
-//! Codex's row reuses the Codex adapter's constants (the adapter refuses any other version, so
-//! the two must never drift); Claude Code has no adapter yet, so its pins are stated here.
-//! `scripts/install-harnesses.sh` repeats the same values for CI machines without a Rust build.
+//! Each row reuses its adapter's constants (`switchboard_codex::binary`,
+//! `switchboard_claude::binary`): an adapter refuses any other version, so the two must never
+//! drift. `scripts/install-harnesses.sh` repeats the same values for CI machines without a Rust
+//! build.
 
 use switchboard_protocol::configuration::HarnessId;
 
@@ -41,12 +42,12 @@ pub const CODEX: HarnessInstall = HarnessInstall {
 pub const CLAUDE_CODE: HarnessInstall = HarnessInstall {
     harness: HarnessId::ClaudeCode,
     name: "claude_code",
-    npm_package: "@anthropic-ai/claude-code",
-    pinned_version: "2.1.332",
+    npm_package: switchboard_claude::binary::NPM_PACKAGE,
+    pinned_version: switchboard_claude::binary::PINNED_VERSION,
     // The postinstall hard link (`.bin/claude`) is not needed: the native binary runs as is.
-    native_relative_path: "node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+    native_relative_path: switchboard_claude::binary::NATIVE_BINARY_RELATIVE_PATH,
     dir_name: "claude-code",
-    binary_env: "SWITCHBOARD_CLAUDE_BIN",
+    binary_env: switchboard_claude::binary::BINARY_ENV,
 };
 
 /// Every installable harness, in display order. MiniMax Code has no npm package reachable from
