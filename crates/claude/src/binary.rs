@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tokio::process::Command;
+use switchboard_adapter_kit::binary::PinnedBinary;
 
 /// The pinned `@anthropic-ai/claude-code` npm version.
 pub const PINNED_VERSION: &str = "2.1.332";
@@ -22,35 +22,29 @@ pub const NATIVE_BINARY_RELATIVE_PATH: &str =
 /// Environment variable that names the claude binary explicitly.
 pub const BINARY_ENV: &str = "SWITCHBOARD_CLAUDE_BIN";
 
+/// The pin as the adapter kit checks it.
+pub const PINNED: PinnedBinary = PinnedBinary {
+    pinned_version: PINNED_VERSION,
+    native_relative_path: NATIVE_BINARY_RELATIVE_PATH,
+    install_dir: ".harnesses/claude-code",
+    binary_env: BINARY_ENV,
+    parse_version,
+};
+
 /// The native binary of an install made by `scripts/install-harnesses.sh` under `repo_root`.
 pub fn installed_binary(repo_root: &Path) -> PathBuf {
-    repo_root
-        .join(".harnesses/claude-code")
-        .join(NATIVE_BINARY_RELATIVE_PATH)
+    PINNED.installed_binary(repo_root)
 }
 
 /// `$SWITCHBOARD_CLAUDE_BIN` when set, else the install under `repo_root`; `None` when the file
 /// does not exist.
 pub fn locate(repo_root: &Path) -> Option<PathBuf> {
-    let path = match std::env::var_os(BINARY_ENV) {
-        Some(explicit) if !explicit.is_empty() => PathBuf::from(explicit),
-        _ => installed_binary(repo_root),
-    };
-    path.is_file().then_some(path)
+    PINNED.locate(repo_root)
 }
 
 /// Runs `claude --version` and returns the version (`2.1.332 (Claude Code)` → `2.1.332`).
 pub async fn probe_version(binary: &Path) -> Option<String> {
-    let output = Command::new(binary)
-        .arg("--version")
-        .env_clear()
-        .output()
-        .await
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
-    parse_version(&String::from_utf8_lossy(&output.stdout))
+    PINNED.probe_version(binary).await
 }
 
 fn parse_version(text: &str) -> Option<String> {

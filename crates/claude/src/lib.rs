@@ -217,13 +217,9 @@ impl Adapter for ClaudeAdapter {
     }
 
     async fn advertise(&self) -> HarnessAdvertisement {
-        let version = binary::probe_version(&self.binary).await;
-        HarnessAdvertisement {
-            harness: HarnessId::ClaudeCode,
-            available: version.as_deref() == Some(PINNED_VERSION),
-            version,
-            capabilities: Self::capabilities(),
-        }
+        binary::PINNED
+            .advertise(HarnessId::ClaudeCode, &self.binary, Self::capabilities())
+            .await
     }
 
     async fn prepare(
@@ -231,12 +227,7 @@ impl Adapter for ClaudeAdapter {
         request: PrepareRequest,
     ) -> Result<Box<dyn SessionExecutor>, AdapterError> {
         validate(&request.configuration)?;
-        if !self.binary.is_file() {
-            return Err(AdapterError::Unavailable(format!(
-                "{} does not exist",
-                self.binary.display()
-            )));
-        }
+        switchboard_adapter_kit::binary::require(&self.binary)?;
         let executor = ClaudeExecutor::prepare(
             self.binary.clone(),
             request.state_dir,

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tokio::process::Command;
+use switchboard_adapter_kit::binary::PinnedBinary;
 
 /// The pinned `@openai/codex` npm version.
 pub const PINNED_VERSION: &str = "0.171.0";
@@ -21,34 +21,31 @@ pub const NATIVE_BINARY_RELATIVE_PATH: &str =
 /// Environment variable that names the codex binary explicitly.
 pub const BINARY_ENV: &str = "SWITCHBOARD_CODEX_BIN";
 
+/// The pin as the adapter kit checks it.
+pub const PINNED: PinnedBinary = PinnedBinary {
+    pinned_version: PINNED_VERSION,
+    native_relative_path: NATIVE_BINARY_RELATIVE_PATH,
+    install_dir: ".harnesses/codex",
+    binary_env: BINARY_ENV,
+    parse_version,
+};
+
 /// The native binary of an install made by `scripts/install-harnesses.sh` under `repo_root`.
 pub fn installed_binary(repo_root: &Path) -> PathBuf {
-    repo_root
-        .join(".harnesses/codex")
-        .join(NATIVE_BINARY_RELATIVE_PATH)
+    PINNED.installed_binary(repo_root)
 }
 
 /// `$SWITCHBOARD_CODEX_BIN` when set, else the install under `repo_root`; `None` when the file
 /// does not exist.
 pub fn locate(repo_root: &Path) -> Option<PathBuf> {
-    let path = match std::env::var_os(BINARY_ENV) {
-        Some(explicit) if !explicit.is_empty() => PathBuf::from(explicit),
-        _ => installed_binary(repo_root),
-    };
-    path.is_file().then_some(path)
+    PINNED.locate(repo_root)
 }
 
 /// Runs `codex --version` and returns the version (`codex-cli 0.171.0` → `0.171.0`).
 pub async fn probe_version(binary: &Path) -> Option<String> {
-    let output = Command::new(binary)
-        .arg("--version")
-        .env_clear()
-        .output()
-        .await
-        .ok()?;
-    if !output.status.success() {
-        return None;
-    }
-    let text = String::from_utf8_lossy(&output.stdout);
+    PINNED.probe_version(binary).await
+}
+
+fn parse_version(text: &str) -> Option<String> {
     text.split_whitespace().last().map(str::to_owned)
 }

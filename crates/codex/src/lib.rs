@@ -120,13 +120,9 @@ impl Adapter for CodexAdapter {
     }
 
     async fn advertise(&self) -> HarnessAdvertisement {
-        let version = binary::probe_version(&self.binary).await;
-        HarnessAdvertisement {
-            harness: HarnessId::Codex,
-            available: version.as_deref() == Some(PINNED_VERSION),
-            version,
-            capabilities: Self::capabilities(),
-        }
+        binary::PINNED
+            .advertise(HarnessId::Codex, &self.binary, Self::capabilities())
+            .await
     }
 
     async fn prepare(
@@ -134,12 +130,7 @@ impl Adapter for CodexAdapter {
         request: PrepareRequest,
     ) -> Result<Box<dyn SessionExecutor>, AdapterError> {
         validate(&request.configuration)?;
-        if !self.binary.is_file() {
-            return Err(AdapterError::Unavailable(format!(
-                "{} does not exist",
-                self.binary.display()
-            )));
-        }
+        switchboard_adapter_kit::binary::require(&self.binary)?;
         let executor = CodexExecutor::prepare(
             self.binary.clone(),
             request.state_dir,
