@@ -4,8 +4,12 @@
 //! machinery around that protocol is the same for all of them and lives here, one idea a module:
 //!
 //! - [`binary`]: a harness pinned to one version, run as its native executable.
+//! - [`state_dir`]: a Session's state directory, hermetic and kept across evictions.
+//! - [`process`]: one hermetic native process, from spawn to shutdown.
 //!
 //! This crate depends on the adapter boundary (`switchboard-protocol`) only: never on Core or
 //! the Runtime, and never on a harness's protocol.
 
 pub mod binary;
+pub mod process;
+pub mod state_dir;

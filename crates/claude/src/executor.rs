@@ -20,11 +20,12 @@ use tokio::process::Child;
 use tokio::sync::{Mutex, mpsc, oneshot};
 
 use crate::input::user_content;
-use crate::launch::{ClaudeProcess, launch, shutdown};
+use crate::launch::{ClaudeProcess, launch};
 use crate::layout::StateLayout;
 use crate::resume::{native_session, session_id};
 use crate::stream::{Connection, Inbound};
 use crate::turn::{self, Release, TurnExit, TurnSetup, stream_error};
+use switchboard_adapter_kit::process::end as shutdown;
 
 /// Events a Turn may buffer before the driver waits for the reader.
 const EVENT_BUFFER: usize = 256;

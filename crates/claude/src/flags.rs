@@ -172,12 +172,10 @@ pub(crate) fn native_effort(effort: ReasoningEffort) -> Option<&'static str> {
     }
 }
 
-/// The whole environment of the process (it starts empty).
+/// The environment of the process beyond `PATH` (it starts empty).
 pub fn environment(config: &SessionConfiguration, layout: &StateLayout) -> Vec<(String, String)> {
-    let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/bin:/bin".into());
     let provider = &config.model_provider;
     let mut env: Vec<(&str, String)> = vec![
-        ("PATH", path),
         ("HOME", layout.home().to_string_lossy().into_owned()),
         (
             "CLAUDE_CONFIG_DIR",

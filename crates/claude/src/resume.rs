@@ -12,19 +12,15 @@
 use std::path::Path;
 
 use crate::flags::NativeSession;
-use crate::layout::StateLayout;
+use crate::layout::{SESSION_ID_FILE, StateLayout};
 
 /// The Session's native id: the one recorded in the state directory, or a new one (recorded).
 pub fn session_id(layout: &StateLayout) -> std::io::Result<String> {
-    if let Ok(text) = std::fs::read_to_string(layout.session_id_file()) {
-        let id = text.trim();
-        if !id.is_empty() {
-            return Ok(id.to_owned());
-        }
+    if let Some(id) = layout.read_id(SESSION_ID_FILE) {
+        return Ok(id);
     }
     let id = uuid::Uuid::new_v4().to_string();
-    std::fs::create_dir_all(&layout.root)?;
-    std::fs::write(layout.session_id_file(), &id)?;
+    layout.write_id(SESSION_ID_FILE, &id)?;
     Ok(id)
 }
 

@@ -15,7 +15,7 @@ use switchboard_protocol::{AdapterError, SessionConfiguration};
 
 use crate::dynamic_tools::dynamic_tool_specs;
 use crate::jsonrpc::Connection;
-use crate::launch::{CONTROL_TIMEOUT, StateLayout};
+use crate::launch::{CONTROL_TIMEOUT, StateLayout, THREAD_ID_FILE};
 use crate::turn::rpc_error;
 
 /// `thread/start` parameters for a new Session thread.
@@ -76,12 +76,11 @@ fn thread_id_of(result: &Value) -> Option<String> {
 }
 
 pub fn load_thread_id(layout: &StateLayout) -> Option<String> {
-    let text = std::fs::read_to_string(layout.thread_id_file()).ok()?;
-    let id = text.trim();
-    (!id.is_empty()).then(|| id.to_owned())
+    layout.read_id(THREAD_ID_FILE)
 }
 
 fn save_thread_id(layout: &StateLayout, thread_id: &str) -> Result<(), AdapterError> {
-    std::fs::write(layout.thread_id_file(), thread_id)
+    layout
+        .write_id(THREAD_ID_FILE, thread_id)
         .map_err(|e| AdapterError::Launch(format!("cannot record the thread id: {e}")))
 }

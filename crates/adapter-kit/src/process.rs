@@ -1,0 +1,109 @@
+//! One hermetic native process, from spawn to shutdown.
+//!
+//! The process starts with an empty environment plus the host's `PATH` and exactly what the
+//! adapter adds (its config locations, the provider key: never on the command line), in the
+//! Session's working directory ([`StateDir::work_dir`]). Stdin and stdout are piped for the
+//! adapter's protocol; stdin stays open for the process's whole life, since a harness exits when
+//! it reads EOF. Stderr is appended to [`StateDir::stderr_log`], because harnesses log there
+//! freely and an unread pipe would eventually block them. The child is killed if it is dropped,
+//! so a process can never outlive its executor; [`NativeProcess::shutdown`] ends it on purpose.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::mpsc;
+
+use crate::state_dir::StateDir;
+
+/// How long a killed process gets to be reaped.
+const REAP_TIMEOUT: Duration = Duration::from_secs(5);
+
+#[derive(Debug, thiserror::Error)]
+pub enum SpawnError {
+    #[error("cannot prepare the state directory {path}: {source}")]
+    StateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start {binary}: {source}")]
+    Spawn {
+        binary: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// A just-started process and its protocol pipes.
+pub struct Spawned {
+    pub child: Child,
+    pub stdin: ChildStdin,
+    pub stdout: ChildStdout,
+}
+
+/// Starts `binary` for the Session in `state` (whose folders must exist). `configure` adds the
+/// arguments and the environment beyond `PATH`.
+pub fn spawn(
+    binary: &Path,
+    state: &StateDir,
+    configure: impl FnOnce(&mut Command),
+) -> Result<Spawned, SpawnError> {
+    let stderr_log = state.stderr_log();
+    let stderr = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&stderr_log)
+        .map_err(|source| SpawnError::StateDir {
+            path: stderr_log,
+            source,
+        })?;
+    let mut command = Command::new(binary);
+    command.env_clear().env(
+        "PATH",
+        std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
+    );
+    configure(&mut command);
+    command
+        .current_dir(state.work_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(stderr))
+        .kill_on_drop(true);
+    let mut child = command.spawn().map_err(|source| SpawnError::Spawn {
+        binary: binary.to_owned(),
+        source,
+    })?;
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        unreachable!("stdin and stdout are piped above");
+    };
+    Ok(Spawned {
+        child,
+        stdin,
+        stdout,
+    })
+}
+
+/// A running, initialized process: the child, the adapter's connection over its stdio (`C`),
+/// and the channel on which the connection's reader passes on what the harness sends (`I`).
+pub struct NativeProcess<C, I> {
+    pub child: Child,
+    pub connection: Arc<C>,
+    pub inbound: mpsc::UnboundedReceiver<I>,
+}
+
+impl<C, I> NativeProcess<C, I> {
+    /// Ends the process: letting go of the connection closes stdin, which asks the harness to
+    /// exit, and the kill makes sure it does. Harnesses persist what resume needs as they go, so
+    /// a kill loses nothing.
+    pub async fn shutdown(self) {
+        end(self.child, self.connection).await;
+    }
+}
+
+/// Ends a process given its child and connection (see [`NativeProcess::shutdown`]).
+pub async fn end<C>(mut child: Child, connection: Arc<C>) {
+    drop(connection);
+    let _ = child.start_kill();
+    let _ = tokio::time::timeout(REAP_TIMEOUT, child.wait()).await;
+}
