@@ -1,0 +1,102 @@
+"""Helpers for the Claude Code Session suites (test_claude_*.py): selecting the `claude_code`
+harness per Session, and reading what the real `claude` binary sent to the mock model's
+Anthropic Messages endpoint.
+
+Binary facts these helpers lean on (claude 2.1.332, crates/claude/tests):
+- public functions are tools of the adapter's MCP server `functions`, so the model sees
+  `get_weather` as `mcp__functions__get_weather`, and the call id is the model's tool-use id;
+- claude appends a system "# Environment" message after the first user message, so rules on
+  the last item's text cannot see the first request's user text;
+- a function result reaches the model as a `tool_result` block under the call's tool-use id."""
+
+import time
+
+from conftest import WEATHER_FUNCTION
+from session_support import DEFAULT_TIMEOUT, wait_required_actions
+
+HARNESS = {"x_agents_core": {"harness": "claude_code"}}
+MODEL = "claude-test"
+WEATHER = "mcp__functions__get_weather"
+
+
+def create(engine, stream=False, tools=(WEATHER_FUNCTION,), input="What is the weather in Paris?", agent=None, **kwargs):
+    """`sessions.create` of a claude_code Session on environment none."""
+    agent = dict(agent or {"model": MODEL, "tools": list(tools)})
+    extra = dict(kwargs.pop("extra_body", {}) or {})
+    extra.update(HARNESS)
+    if stream:
+        kwargs["stream"] = True
+    return engine.client.beta.agents.sessions.create(
+        environment={"type": "none"}, agent=agent, input=input, extra_body=extra, **kwargs
+    )
+
+
+def create_raw(engine, body):
+    """POST /agents/sessions with a raw JSON body (the harness added)."""
+    return engine.raw.request("POST", "/agents/sessions", body={**body, **HARNESS})
+
+
+def create_pending(engine, tools=(WEATHER_FUNCTION,), text="What is the weather in Paris?"):
+    """A non-streamed claude Session whose first Turn waits on one function call.
+    Returns (session id, the required action as JSON)."""
+    session = create(engine, tools=tools, input=text)
+    got = wait_required_actions(engine.raw, session.id)
+    assert len(got["required_actions"]) == 1, got
+    return session.id, got["required_actions"][0]
+
+
+# ---------------------------------------------------------------------------------------------
+# The mock's journal, Anthropic side.
+
+
+def messages_calls(engine, since=0):
+    """Journal entries of Anthropic Messages model requests (not count_tokens or probes)."""
+    return [e for e in engine.journal()[since:] if e["path"] == "/v1/messages" and e["method"] == "POST"]
+
+
+def wait_for_messages_calls(engine, count, timeout=DEFAULT_TIMEOUT):
+    """Polls the journal until `count` Messages requests arrived (entries are written before the
+    reply starts, so a delayed reply is already there)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        calls = messages_calls(engine)
+        if len(calls) >= count:
+            return calls
+        if time.monotonic() > deadline:
+            raise AssertionError(f"only {len(calls)} Messages requests after {timeout}s")
+        time.sleep(0.02)
+
+
+def offered_tool_names(entry):
+    return [t.get("name") for t in (entry["body"].get("tools") or [])]
+
+
+def block_text(block):
+    """The text of a tool_result block: its string content or its text blocks joined."""
+    content = block.get("content")
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    return "\n".join(b["text"] for b in content if b.get("type") == "text")
+
+
+def tool_result_blocks(engine):
+    """Every distinct tool_result block the model received, by tool-use id in first-seen order
+    (each request repeats the history, so a block appears again in later requests)."""
+    found = {}
+    for entry in messages_calls(engine):
+        for msg in entry["body"].get("messages") or []:
+            content = msg.get("content")
+            if not isinstance(content, list):
+                continue
+            for block in content:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    found.setdefault(block["tool_use_id"], block)
+    return found
+
+
+def function_result_blocks(engine, call_ids):
+    """The tool_result blocks for these calls (what the functions' results became)."""
+    blocks = tool_result_blocks(engine)
+    return {c: blocks[c] for c in call_ids if c in blocks}
