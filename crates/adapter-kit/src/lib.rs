@@ -6,10 +6,12 @@
 //! - [`binary`]: a harness pinned to one version, run as its native executable.
 //! - [`state_dir`]: a Session's state directory, hermetic and kept across evictions.
 //! - [`process`]: one hermetic native process, from spawn to shutdown.
+//! - [`receipts`]: a Turn's function calls and the receipts of their results.
 //!
 //! This crate depends on the adapter boundary (`switchboard-protocol`) only: never on Core or
 //! the Runtime, and never on a harness's protocol.
 
 pub mod binary;
 pub mod process;
+pub mod receipts;
 pub mod state_dir;

@@ -1,36 +1,18 @@
-//! Function calls of a Turn and the application receipts of their results.
+//! Function calls of a Turn and the application receipts of their results, as claude records
+//! them.
 //!
-//! A call is *pending* from its `tools/call` until the caller's result answers it. Answering
-//! writes an MCP response, which proves nothing: claude may have given up on the request (an
-//! interrupt), or record something other than what was sent. So an answered call waits here,
-//! at most [`RECEIPT_WAIT`], for the live `tool_result` claude writes for that tool-use id in
-//! this Turn; the receipt is *confirmed* only when that record is exactly the submission
-//! ([`ExpectedRecord`]). A different record, the wait running out, or the Turn ending first
-//! leaves it *unconfirmed*; nothing is ever resent.
-//!
-//! A pending call is *abandoned* when claude cancels its request (`notifications/cancelled`),
-//! records a result for it without ours (an interrupted call's synthetic record), or the Turn
-//! ends first.
-
-use std::collections::HashMap;
-use std::time::Duration;
+//! The call table and the receipt contract are the adapter kit's
+//! ([`switchboard_adapter_kit::receipts`]). What is claude's: a call is answered with an MCP
+//! response to its `tools/call` ([`McpRoute`]), and an answered call is *confirmed* only by the
+//! live `tool_result` claude writes for that tool-use id in this Turn, when that record is exactly
+//! the submission ([`ExpectedRecord`]). A pending call is *abandoned* when claude cancels its
+//! request (`notifications/cancelled`) or records a result for it without ours (an interrupted
+//! call's synthetic record).
 
 use serde_json::Value;
-use switchboard_protocol::Receipt;
-use tokio::sync::oneshot;
-use tokio::time::Instant;
+use switchboard_adapter_kit::receipts::{self, CallChange, Wording};
 
 use crate::native_result::ExpectedRecord;
-
-/// How long a result waits for its native record (core-contracts §3.3).
-pub const RECEIPT_WAIT: Duration = Duration::from_secs(10);
-
-/// A change the Turn reports.
-#[derive(Debug, PartialEq, Eq)]
-pub enum CallChange {
-    Applied { call_id: String },
-    Abandoned { call_id: String },
-}
 
 /// Where to send the MCP answer of a pending call.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,177 +23,37 @@ pub struct McpRoute {
     pub mcp_id: Value,
 }
 
-enum CallState {
-    Pending(McpRoute),
-    Answered {
-        expected: ExpectedRecord,
-        waiter: oneshot::Sender<Receipt>,
-        deadline: Instant,
-    },
-    Settled,
-}
-
-struct Call {
-    name: String,
-    state: CallState,
-}
-
 /// The function calls of one Turn, by call id (the model's tool-use id).
-#[derive(Default)]
-pub struct CallTable {
-    calls: HashMap<String, Call>,
-    order: Vec<String>,
+pub type CallTable = receipts::CallTable<McpRoute, ExpectedRecord>;
+
+const WORDING: Wording = Wording {
+    different: "claude recorded a different result for the call",
+    no_record: "claude did not record the result within 10 s",
+    turn_ended: "the Turn ended before claude recorded the result",
+};
+
+/// An empty table for a new Turn.
+pub fn new_table() -> CallTable {
+    CallTable::new(WORDING)
 }
 
-impl CallTable {
-    /// Records a call claude made. Must run before the call is published.
-    pub fn register(&mut self, call_id: &str, name: &str, route: McpRoute) {
-        self.order.push(call_id.to_owned());
-        self.calls.insert(
-            call_id.to_owned(),
-            Call {
-                name: name.to_owned(),
-                state: CallState::Pending(route),
-            },
-        );
-    }
+/// A live `tool_result` block claude recorded in this Turn.
+pub fn observe_tool_result(calls: &mut CallTable, block: &Value) -> Option<CallChange> {
+    let call_id = block.get("tool_use_id").and_then(Value::as_str)?;
+    calls.observe(call_id, |_, expected| expected.matches(block))
+}
 
-    /// The route to answer and the function's name, or why the result cannot be delivered.
-    pub fn begin_answer(&self, call_id: &str) -> Result<(McpRoute, String), Receipt> {
-        let Some(call) = self.calls.get(call_id) else {
-            return Err(Receipt::refused(
-                "unknown_call",
-                "No pending call with this id in the Turn.",
-            ));
-        };
-        match &call.state {
-            CallState::Pending(route) => Ok((route.clone(), call.name.clone())),
-            CallState::Answered { .. } => Err(Receipt::refused(
-                "already_answered",
-                "The call already has a result.",
-            )),
-            CallState::Settled => Err(Receipt::refused(
-                "call_settled",
-                "The call is no longer pending.",
-            )),
-        }
-    }
-
-    /// The answer was written; the receipt arrives on `waiter`.
-    pub fn answered(
-        &mut self,
-        call_id: &str,
-        expected: ExpectedRecord,
-        waiter: oneshot::Sender<Receipt>,
-    ) {
-        if let Some(call) = self.calls.get_mut(call_id) {
-            call.state = CallState::Answered {
-                expected,
-                waiter,
-                deadline: Instant::now() + RECEIPT_WAIT,
-            };
-        }
-    }
-
-    /// A live `tool_result` block claude recorded in this Turn.
-    pub fn observe_tool_result(&mut self, block: &Value) -> Option<CallChange> {
-        let call_id = block.get("tool_use_id").and_then(Value::as_str)?;
-        let call = self.calls.get_mut(call_id)?;
-        match std::mem::replace(&mut call.state, CallState::Settled) {
-            CallState::Pending(_) => Some(CallChange::Abandoned {
-                call_id: call_id.to_owned(),
-            }),
-            CallState::Answered {
-                expected, waiter, ..
-            } => {
-                if expected.matches(block) {
-                    let _ = waiter.send(Receipt::Confirmed);
-                    Some(CallChange::Applied {
-                        call_id: call_id.to_owned(),
-                    })
-                } else {
-                    let _ = waiter.send(Receipt::Unconfirmed {
-                        reason: "claude recorded a different result for the call".into(),
-                    });
-                    None
-                }
-            }
-            CallState::Settled => None,
-        }
-    }
-
-    /// claude cancelled the MCP request `mcp_id`: a call still pending under it is abandoned.
-    pub fn observe_cancelled(&mut self, mcp_id: &Value) -> Option<CallChange> {
-        let (call_id, call) = self.calls.iter_mut().find(
-            |(_, call)| matches!(&call.state, CallState::Pending(route) if route.mcp_id == *mcp_id),
-        )?;
-        call.state = CallState::Settled;
-        Some(CallChange::Abandoned {
-            call_id: call_id.clone(),
-        })
-    }
-
-    /// Writing the answer failed: the result was not delivered.
-    pub fn undelivered(&mut self, call_id: &str) {
-        if let Some(call) = self.calls.get_mut(call_id) {
-            call.state = CallState::Settled;
-        }
-    }
-
-    pub fn next_deadline(&self) -> Option<Instant> {
-        self.calls
-            .values()
-            .filter_map(|call| match &call.state {
-                CallState::Answered { deadline, .. } => Some(*deadline),
-                _ => None,
-            })
-            .min()
-    }
-
-    /// Settles every wait whose deadline passed as unconfirmed.
-    pub fn expire(&mut self, now: Instant) {
-        for call in self.calls.values_mut() {
-            let due =
-                matches!(&call.state, CallState::Answered { deadline, .. } if *deadline <= now);
-            if !due {
-                continue;
-            }
-            if let CallState::Answered { waiter, .. } =
-                std::mem::replace(&mut call.state, CallState::Settled)
-            {
-                let _ = waiter.send(Receipt::Unconfirmed {
-                    reason: "claude did not record the result within 10 s".into(),
-                });
-            }
-        }
-    }
-
-    /// The Turn ended: waits become unconfirmed; unanswered calls are abandoned (in call order).
-    pub fn finish(&mut self) -> Vec<String> {
-        let mut abandoned = Vec::new();
-        for call_id in &self.order {
-            let Some(call) = self.calls.get_mut(call_id) else {
-                continue;
-            };
-            match std::mem::replace(&mut call.state, CallState::Settled) {
-                CallState::Pending(_) => abandoned.push(call_id.clone()),
-                CallState::Answered { waiter, .. } => {
-                    let _ = waiter.send(Receipt::Unconfirmed {
-                        reason: "the Turn ended before claude recorded the result".into(),
-                    });
-                }
-                CallState::Settled => {}
-            }
-        }
-        abandoned
-    }
+/// claude cancelled the MCP request `mcp_id`: a call still pending under it is abandoned.
+pub fn observe_cancelled(calls: &mut CallTable, mcp_id: &Value) -> Option<CallChange> {
+    calls.abandon_pending(|route| route.mcp_id == *mcp_id)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-    use switchboard_protocol::{FunctionOutput, FunctionResultContent};
+    use switchboard_protocol::{FunctionOutput, FunctionResultContent, Receipt};
+    use tokio::sync::oneshot;
 
     fn route(n: i64) -> McpRoute {
         McpRoute {
@@ -230,7 +72,7 @@ mod tests {
 
     #[tokio::test]
     async fn confirms_only_the_exact_record() {
-        let mut table = CallTable::default();
+        let mut table = new_table();
         table.register("toolu_1", "f", route(2));
         let (r, name) = table.begin_answer("toolu_1").unwrap();
         assert_eq!((r, name.as_str()), (route(2), "f"));
@@ -240,7 +82,7 @@ mod tests {
         let record = json!({"type": "tool_result", "tool_use_id": "toolu_1",
             "content": [{"type": "text", "text": "sunny"}]});
         assert_eq!(
-            table.observe_tool_result(&record),
+            observe_tool_result(&mut table, &record),
             Some(CallChange::Applied {
                 call_id: "toolu_1".into()
             })
@@ -250,28 +92,28 @@ mod tests {
 
     #[tokio::test]
     async fn a_different_record_is_unconfirmed() {
-        let mut table = CallTable::default();
+        let mut table = new_table();
         table.register("toolu_1", "f", route(2));
         let (tx, rx) = oneshot::channel();
         table.answered("toolu_1", ExpectedRecord::new("f", &ok("sunny")), tx);
         let record = json!({"type": "tool_result", "tool_use_id": "toolu_1", "is_error": true,
             "content": "The user doesn't want to proceed with this tool use."});
-        assert_eq!(table.observe_tool_result(&record), None);
+        assert_eq!(observe_tool_result(&mut table, &record), None);
         assert!(matches!(rx.await.unwrap(), Receipt::Unconfirmed { .. }));
     }
 
     #[test]
     fn cancelled_and_unanswered_calls_are_abandoned() {
-        let mut table = CallTable::default();
+        let mut table = new_table();
         table.register("a", "f", route(2));
         table.register("b", "f", route(3));
         assert_eq!(
-            table.observe_cancelled(&json!(2)),
+            observe_cancelled(&mut table, &json!(2)),
             Some(CallChange::Abandoned {
                 call_id: "a".into()
             })
         );
-        assert_eq!(table.observe_cancelled(&json!(2)), None);
+        assert_eq!(observe_cancelled(&mut table, &json!(2)), None);
         assert_eq!(table.finish(), vec!["b".to_owned()]);
         assert!(matches!(
             table.begin_answer("b"),

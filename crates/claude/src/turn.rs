@@ -40,9 +40,10 @@ use crate::functions::call_result;
 use crate::input::user_content;
 use crate::launch::CONTROL_TIMEOUT;
 use crate::native_result::ExpectedRecord;
-use crate::receipts::{CallChange, CallTable, McpRoute};
+use crate::receipts::{self, CallTable, McpRoute, observe_cancelled, observe_tool_result};
 use crate::stream::{Connection, Inbound, StreamError};
 use crate::structured::StructuredOutput;
+use switchboard_adapter_kit::receipts::CallChange;
 
 /// How long claude gets to settle an interrupt sent at the deadline before its process goes.
 pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
@@ -107,7 +108,7 @@ pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
     let driver = Driver {
         connection: setup.connection,
         events: setup.events,
-        calls: CallTable::default(),
+        calls: receipts::new_table(),
         messages: Messages::default(),
         structured: setup.structured.then(StructuredOutput::default),
         outstanding: HashSet::from([setup.input_uuid]),
@@ -215,7 +216,7 @@ impl Driver {
                 None
             }
             Inbound::CallCancelled { mcp_id } => {
-                out.extend(self.calls.observe_cancelled(&mcp_id).map(change_event));
+                out.extend(observe_cancelled(&mut self.calls, &mcp_id).map(CallChange::into_event));
                 None
             }
             Inbound::Message(message) => self.message(message, &mut out),
@@ -256,7 +257,9 @@ impl Driver {
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
                 {
-                    out.extend(self.calls.observe_tool_result(block).map(change_event));
+                    out.extend(
+                        observe_tool_result(&mut self.calls, block).map(CallChange::into_event),
+                    );
                     if let Some(structured) = &mut self.structured {
                         structured.tool_result(block);
                     }
@@ -544,13 +547,6 @@ impl Driver {
         for event in events {
             self.emit(event).await;
         }
-    }
-}
-
-fn change_event(change: CallChange) -> AdapterEvent {
-    match change {
-        CallChange::Applied { call_id } => AdapterEvent::FunctionResultApplied { call_id },
-        CallChange::Abandoned { call_id } => AdapterEvent::CallAbandoned { call_id },
     }
 }
 

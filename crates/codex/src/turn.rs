@@ -26,7 +26,8 @@ use crate::dynamic_tools::{ToolCallRequest, content_items, tool_call_response};
 use crate::events::{Messages, UsageTracker, completed_observation, item_type, turn_error};
 use crate::jsonrpc::{Connection, Inbound, RpcError};
 use crate::launch::CONTROL_TIMEOUT;
-use crate::receipts::{CallChange, CallTable};
+use crate::receipts::{self, CallTable, Expected, observe_completed, observe_resolved};
+use switchboard_adapter_kit::receipts::CallChange;
 
 /// How long codex gets to settle an interrupt sent at the deadline before its process is killed.
 pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
@@ -98,7 +99,7 @@ pub fn spawn(
         connection,
         ids,
         events,
-        calls: CallTable::default(),
+        calls: receipts::new_table(),
         messages: Messages::default(),
         usage: UsageTracker::default(),
         cancel_requested: false,
@@ -184,7 +185,7 @@ impl Driver {
                 if method == "serverRequest/resolved" {
                     if let Some(change) = params
                         .get("requestId")
-                        .and_then(|r| self.calls.observe_resolved(r))
+                        .and_then(|r| observe_resolved(&mut self.calls, r))
                     {
                         self.call_change(change).await;
                     }
@@ -207,7 +208,7 @@ impl Driver {
                             match item_type(item) {
                                 Some("agentMessage") => self.messages.completed(item, &mut out),
                                 Some("dynamicToolCall") => {
-                                    if let Some(change) = self.calls.observe_completed(item) {
+                                    if let Some(change) = observe_completed(&mut self.calls, item) {
                                         out.push(change.into_event());
                                     }
                                 }
@@ -268,7 +269,7 @@ impl Driver {
                 reply,
             } => {
                 let request_id = match self.calls.begin_answer(&call_id) {
-                    Ok(request_id) => request_id,
+                    Ok((request_id, _)) => request_id,
                     Err(refusal) => {
                         let _ = reply.send(refusal);
                         return;
@@ -280,8 +281,11 @@ impl Driver {
                     .await
                 {
                     Ok(()) => {
-                        self.calls
-                            .answered(&call_id, content_items(&result), result.success, reply)
+                        let expected = Expected {
+                            content_items: content_items(&result),
+                            success: result.success,
+                        };
+                        self.calls.answered(&call_id, expected, reply)
                     }
                     Err(error) => {
                         let _ = reply.send(Receipt::Unconfirmed {
@@ -374,15 +378,6 @@ impl Driver {
     async fn emit_all(&self, events: Vec<AdapterEvent>) {
         for event in events {
             self.emit(event).await;
-        }
-    }
-}
-
-impl CallChange {
-    fn into_event(self) -> AdapterEvent {
-        match self {
-            CallChange::Applied { call_id } => AdapterEvent::FunctionResultApplied { call_id },
-            CallChange::Abandoned { call_id } => AdapterEvent::CallAbandoned { call_id },
         }
     }
 }

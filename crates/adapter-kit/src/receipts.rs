@@ -1,0 +1,331 @@
+//! Function calls of a Turn and the application receipts of their results.
+//!
+//! A call is *pending* from the moment the harness asks for it until the caller's result answers
+//! it. Writing that answer to the harness proves nothing on its own: the harness may have given
+//! up on the call (an interrupted Turn), or recorded something other than what was sent. So an
+//! answered call waits here, at most [`RECEIPT_WAIT`], for the harness's own record of the result
+//! in the live Turn that made the call. The receipt is *confirmed* only when that record is
+//! exactly the submission (each adapter decides what "exactly" means for its harness); a
+//! different record, the wait running out, or the Turn ending first leaves it *unconfirmed*, and
+//! nothing is ever resent (core-contracts §3.3).
+//!
+//! A pending call is *abandoned* when the harness records a result for it without ours, drops
+//! the request, or the Turn ends first. A result for an unknown, answered or settled call is
+//! refused without touching anything.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use switchboard_protocol::{AdapterEvent, Receipt};
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+/// How long a result waits for its native record (core-contracts §3.3).
+pub const RECEIPT_WAIT: Duration = Duration::from_secs(10);
+
+/// The reasons of unconfirmed receipts, in the harness's own words.
+#[derive(Debug, Clone, Copy)]
+pub struct Wording {
+    /// The harness recorded a different result.
+    pub different: &'static str,
+    /// [`RECEIPT_WAIT`] passed without a record.
+    pub no_record: &'static str,
+    /// The Turn ended before a record.
+    pub turn_ended: &'static str,
+}
+
+/// What the Turn reports about a change in a call's state.
+#[derive(Debug, PartialEq, Eq)]
+pub enum CallChange {
+    /// The result was observed applied.
+    Applied { call_id: String },
+    /// The call stopped being answerable without a result.
+    Abandoned { call_id: String },
+}
+
+impl CallChange {
+    pub fn into_event(self) -> AdapterEvent {
+        match self {
+            CallChange::Applied { call_id } => AdapterEvent::FunctionResultApplied { call_id },
+            CallChange::Abandoned { call_id } => AdapterEvent::CallAbandoned { call_id },
+        }
+    }
+}
+
+enum CallState<R, E> {
+    /// Asked, not answered yet; `R` says where to send the answer.
+    Pending(R),
+    /// Answered; waiting for the harness's record, which must match `expected`.
+    Answered {
+        expected: E,
+        waiter: oneshot::Sender<Receipt>,
+        deadline: Instant,
+    },
+    /// Settled (confirmed, unconfirmed or abandoned): no further result is accepted.
+    Settled,
+}
+
+struct Call<R, E> {
+    name: String,
+    state: CallState<R, E>,
+}
+
+/// The function calls of one Turn, by call id. `R` routes an answer to the harness; `E` is what
+/// the harness's record of the answer must be.
+pub struct CallTable<R, E> {
+    calls: HashMap<String, Call<R, E>>,
+    /// Registration order, so abandonment is reported in the order calls were made.
+    order: Vec<String>,
+    wording: Wording,
+}
+
+impl<R: Clone, E> CallTable<R, E> {
+    pub fn new(wording: Wording) -> Self {
+        CallTable {
+            calls: HashMap::new(),
+            order: Vec::new(),
+            wording,
+        }
+    }
+
+    /// Records a call of the function `name`. Must run before the call is published, so that it
+    /// is answerable the moment the caller sees it.
+    pub fn register(&mut self, call_id: &str, name: &str, route: R) {
+        self.order.push(call_id.to_owned());
+        self.calls.insert(
+            call_id.to_owned(),
+            Call {
+                name: name.to_owned(),
+                state: CallState::Pending(route),
+            },
+        );
+    }
+
+    /// The route to answer and the function's name, or why the result cannot be delivered.
+    pub fn begin_answer(&self, call_id: &str) -> Result<(R, String), Receipt> {
+        let Some(call) = self.calls.get(call_id) else {
+            return Err(Receipt::refused(
+                "unknown_call",
+                "No pending call with this id in the Turn.",
+            ));
+        };
+        match &call.state {
+            CallState::Pending(route) => Ok((route.clone(), call.name.clone())),
+            CallState::Answered { .. } => Err(Receipt::refused(
+                "already_answered",
+                "The call already has a result.",
+            )),
+            CallState::Settled => Err(Receipt::refused(
+                "call_settled",
+                "The call is no longer pending.",
+            )),
+        }
+    }
+
+    /// The answer was written; the receipt arrives on `waiter`.
+    pub fn answered(&mut self, call_id: &str, expected: E, waiter: oneshot::Sender<Receipt>) {
+        if let Some(call) = self.calls.get_mut(call_id) {
+            call.state = CallState::Answered {
+                expected,
+                waiter,
+                deadline: Instant::now() + RECEIPT_WAIT,
+            };
+        }
+    }
+
+    /// Writing the answer failed: the result was not delivered, and the call is settled.
+    pub fn undelivered(&mut self, call_id: &str) {
+        if let Some(call) = self.calls.get_mut(call_id) {
+            call.state = CallState::Settled;
+        }
+    }
+
+    /// The harness recorded a result for `call_id` in this Turn; `matches(name, expected)` says
+    /// whether the record is exactly the answer. A pending call is abandoned (the result is not
+    /// ours), an answered one confirmed or unconfirmed.
+    pub fn observe(
+        &mut self,
+        call_id: &str,
+        matches: impl FnOnce(&str, &E) -> bool,
+    ) -> Option<CallChange> {
+        let call = self.calls.get_mut(call_id)?;
+        match std::mem::replace(&mut call.state, CallState::Settled) {
+            CallState::Pending(_) => Some(CallChange::Abandoned {
+                call_id: call_id.to_owned(),
+            }),
+            CallState::Answered {
+                expected, waiter, ..
+            } => {
+                if matches(&call.name, &expected) {
+                    let _ = waiter.send(Receipt::Confirmed);
+                    Some(CallChange::Applied {
+                        call_id: call_id.to_owned(),
+                    })
+                } else {
+                    let _ = waiter.send(Receipt::Unconfirmed {
+                        reason: self.wording.different.into(),
+                    });
+                    None
+                }
+            }
+            CallState::Settled => None,
+        }
+    }
+
+    /// The harness dropped the request routed by `route`: the call still pending under it is
+    /// abandoned.
+    pub fn abandon_pending(&mut self, route: impl Fn(&R) -> bool) -> Option<CallChange> {
+        let (call_id, call) = self
+            .calls
+            .iter_mut()
+            .find(|(_, call)| matches!(&call.state, CallState::Pending(r) if route(r)))?;
+        call.state = CallState::Settled;
+        Some(CallChange::Abandoned {
+            call_id: call_id.clone(),
+        })
+    }
+
+    /// The earliest receipt deadline, for the Turn's timer.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.calls
+            .values()
+            .filter_map(|call| match &call.state {
+                CallState::Answered { deadline, .. } => Some(*deadline),
+                _ => None,
+            })
+            .min()
+    }
+
+    /// Settles every wait whose deadline passed as unconfirmed.
+    pub fn expire(&mut self, now: Instant) {
+        for call in self.calls.values_mut() {
+            let due =
+                matches!(&call.state, CallState::Answered { deadline, .. } if *deadline <= now);
+            if !due {
+                continue;
+            }
+            if let CallState::Answered { waiter, .. } =
+                std::mem::replace(&mut call.state, CallState::Settled)
+            {
+                let _ = waiter.send(Receipt::Unconfirmed {
+                    reason: self.wording.no_record.into(),
+                });
+            }
+        }
+    }
+
+    /// The Turn ended: waits become unconfirmed and unanswered calls are abandoned (returned in
+    /// call order).
+    pub fn finish(&mut self) -> Vec<String> {
+        let mut abandoned = Vec::new();
+        for call_id in &self.order {
+            let Some(call) = self.calls.get_mut(call_id) else {
+                continue;
+            };
+            match std::mem::replace(&mut call.state, CallState::Settled) {
+                CallState::Pending(_) => abandoned.push(call_id.clone()),
+                CallState::Answered { waiter, .. } => {
+                    let _ = waiter.send(Receipt::Unconfirmed {
+                        reason: self.wording.turn_ended.into(),
+                    });
+                }
+                CallState::Settled => {}
+            }
+        }
+        abandoned
+    }
+
+    /// [`CallTable::finish`] as the Turn's closing events.
+    pub fn finish_events(&mut self) -> Vec<AdapterEvent> {
+        self.finish()
+            .into_iter()
+            .map(|call_id| AdapterEvent::CallAbandoned { call_id })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WORDING: Wording = Wording {
+        different: "different",
+        no_record: "no record",
+        turn_ended: "ended",
+    };
+
+    #[tokio::test]
+    async fn confirms_only_a_matching_record() {
+        let mut table = CallTable::new(WORDING);
+        table.register("c1", "f", 0);
+        assert_eq!(table.begin_answer("c1").unwrap(), (0, "f".to_owned()));
+        let (tx, rx) = oneshot::channel();
+        table.answered("c1", "ok", tx);
+        assert!(table.begin_answer("c1").is_err());
+        assert_eq!(
+            table.observe("c1", |name, expected| name == "f" && *expected == "ok"),
+            Some(CallChange::Applied {
+                call_id: "c1".into()
+            })
+        );
+        assert_eq!(rx.await.unwrap(), Receipt::Confirmed);
+        assert_eq!(table.observe("c1", |_, _| true), None);
+    }
+
+    #[tokio::test]
+    async fn a_different_record_is_unconfirmed() {
+        let mut table = CallTable::new(WORDING);
+        table.register("c1", "f", 0);
+        let (tx, rx) = oneshot::channel();
+        table.answered("c1", "ok", tx);
+        assert_eq!(table.observe("c1", |_, _| false), None);
+        assert_eq!(
+            rx.await.unwrap(),
+            Receipt::Unconfirmed {
+                reason: "different".into()
+            }
+        );
+    }
+
+    #[tokio::test]
+    async fn waits_expire_and_the_end_abandons_pending_calls_in_order() {
+        let mut table = CallTable::new(WORDING);
+        table.register("c2", "f", 2);
+        table.register("c1", "f", 1);
+        table.register("c3", "f", 3);
+        let (tx, rx) = oneshot::channel();
+        table.answered("c3", "ok", tx);
+        let deadline = table.next_deadline().unwrap();
+        table.expire(deadline - Duration::from_millis(1));
+        table.expire(deadline);
+        assert_eq!(
+            rx.await.unwrap(),
+            Receipt::Unconfirmed {
+                reason: "no record".into()
+            }
+        );
+        assert_eq!(table.next_deadline(), None);
+        assert_eq!(table.finish(), vec!["c2".to_owned(), "c1".to_owned()]);
+        assert!(matches!(
+            table.begin_answer("c1"),
+            Err(Receipt::Refused { code, .. }) if code == "call_settled"
+        ));
+    }
+
+    #[test]
+    fn a_dropped_request_abandons_its_pending_call() {
+        let mut table: CallTable<i32, ()> = CallTable::new(WORDING);
+        table.register("c1", "f", 7);
+        assert_eq!(
+            table.abandon_pending(|r| *r == 7),
+            Some(CallChange::Abandoned {
+                call_id: "c1".into()
+            })
+        );
+        assert_eq!(table.abandon_pending(|r| *r == 7), None);
+        assert!(matches!(
+            table.begin_answer("nope"),
+            Err(Receipt::Refused { code, .. }) if code == "unknown_call"
+        ));
+    }
+}
