@@ -7,6 +7,7 @@
 //! - [`state_dir`]: a Session's state directory, hermetic and kept across evictions.
 //! - [`process`]: one hermetic native process, from spawn to shutdown.
 //! - [`receipts`]: a Turn's function calls and the receipts of their results.
+//! - [`turn`]: one running Turn, a single driver task with a deadline that ends exactly once.
 //!
 //! This crate depends on the adapter boundary (`switchboard-protocol`) only: never on Core or
 //! the Runtime, and never on a harness's protocol.
@@ -14,4 +15,5 @@
 pub mod binary;
 pub mod process;
 pub mod receipts;
+pub mod turn;
 pub mod state_dir;

@@ -13,6 +13,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::json;
+use switchboard_adapter_kit::process::end as shutdown;
+use switchboard_adapter_kit::turn::{Release, TurnExit, TurnIo};
 use switchboard_protocol::{
     AdapterError, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
 };
@@ -24,8 +26,7 @@ use crate::launch::{ClaudeProcess, launch};
 use crate::layout::StateLayout;
 use crate::resume::{native_session, session_id};
 use crate::stream::{Connection, Inbound};
-use crate::turn::{self, Release, TurnExit, TurnSetup, stream_error};
-use switchboard_adapter_kit::process::end as shutdown;
+use crate::turn::{self, TurnSetup, stream_error};
 
 /// Events a Turn may buffer before the driver waits for the reader.
 const EVENT_BUFFER: usize = 256;
@@ -178,12 +179,14 @@ impl SessionExecutor for ClaudeExecutor {
         let (release_tx, release_rx) = oneshot::channel();
         let control = turn::spawn(TurnSetup {
             connection,
-            inbound,
-            events: events_tx,
+            io: TurnIo {
+                inbound,
+                events: events_tx,
+                release: release_tx,
+            },
             input_uuid,
             structured: inner.config.execution_controls.output_format.is_some(),
             deadline: inner.turn_deadline,
-            release: release_tx,
         });
         let inner = inner.clone();
         tokio::spawn(async move {

@@ -50,9 +50,7 @@ use switchboard_protocol::{
 
 pub use binary::PINNED_VERSION;
 pub use executor::ClaudeExecutor;
-
-/// The default per-Turn deadline.
-pub const DEFAULT_TURN_DEADLINE: Duration = Duration::from_secs(15 * 60);
+pub use switchboard_adapter_kit::turn::DEFAULT_TURN_DEADLINE;
 
 /// The Claude Code [`Adapter`].
 #[derive(Debug, Clone)]

@@ -1,8 +1,7 @@
-//! One running Turn: the loop between claude's output, the caller's controls and the clock.
+//! One running Turn on claude: what claude's output and the caller's controls mean.
 //!
-//! A driver task owns the process's inbound channel for the Turn and is the only place that
-//! mutates the Turn's state (calls, messages, usage), so submissions and claude's records are
-//! handled strictly in arrival order without locks.
+//! The driver loop, the deadline and the hand-back are the adapter kit's
+//! ([`switchboard_adapter_kit::turn`]).
 //!
 //! **When a Turn ends.** Every `user` line the Turn writes (its input, then each steer) carries
 //! a UUID of ours. claude queues such a line and either folds it into the running native turn
@@ -19,8 +18,8 @@
 //! **Cancel** sends `interrupt` with `cancel_queued: true`: without it claude may put an
 //! interrupted prompt back in its queue and run it again later on its own. The Turn ends
 //! `Cancelled` at the interrupted turn's `result` (`error_during_execution`), or `Completed`
-//! when it had already finished. A per-Turn deadline interrupts a Turn that never ends and
-//! fails it with `request_timeout`; if claude does not settle even that, the process goes.
+//! when it had already finished. The per-Turn deadline sends the same `interrupt`, and fails
+//! the Turn with `request_timeout`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -28,12 +27,13 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
+use switchboard_adapter_kit::receipts::CallChange;
+use switchboard_adapter_kit::turn::{self, TurnDriver, TurnIo, deadline_failure};
 use switchboard_protocol::messages::{MessagePhase, Usage};
 use switchboard_protocol::{
     AdapterError, AdapterEvent, FunctionResultContent, InputPart, Receipt, TurnControl,
 };
 use tokio::sync::{mpsc, oneshot};
-use tokio::time::Instant;
 
 use crate::events::{Messages, add_usage, is_root_live, result_error, result_usage};
 use crate::functions::call_result;
@@ -43,10 +43,6 @@ use crate::native_result::ExpectedRecord;
 use crate::receipts::{self, CallTable, McpRoute, observe_cancelled, observe_tool_result};
 use crate::stream::{Connection, Inbound, StreamError};
 use crate::structured::StructuredOutput;
-use switchboard_adapter_kit::receipts::CallChange;
-
-/// How long claude gets to settle an interrupt sent at the deadline before its process goes.
-pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
 
 /// Requests from [`ClaudeTurnControl`] that need the driver's state.
 enum Command {
@@ -62,21 +58,6 @@ enum Command {
     CancelRequested,
 }
 
-/// Handed to the executor before the terminal event is published, so a caller who sees the
-/// Turn end can start the next one (or evict) at once. `done` acknowledges the hand-back.
-pub struct Release {
-    pub exit: TurnExit,
-    pub done: oneshot::Sender<()>,
-}
-
-/// How the driver left the process.
-pub enum TurnExit {
-    /// The Turn settled; the process can run the next one.
-    Idle(mpsc::UnboundedReceiver<Inbound>),
-    /// The process died or stopped answering; it must be discarded.
-    Discard,
-}
-
 /// Why the loop stopped.
 enum Ending {
     /// The `result` after which nothing of the Turn is outstanding.
@@ -88,26 +69,18 @@ enum Ending {
 /// What the driver starts with.
 pub struct TurnSetup {
     pub connection: Arc<Connection>,
-    pub inbound: mpsc::UnboundedReceiver<Inbound>,
-    pub events: mpsc::Sender<AdapterEvent>,
+    pub io: TurnIo<Inbound>,
     /// The UUID of the Turn's input line (already written).
     pub input_uuid: String,
     /// The Turn must end with a structured answer.
     pub structured: bool,
     pub deadline: Duration,
-    pub release: oneshot::Sender<Release>,
 }
 
 /// Starts the driver task and returns the Turn's control handle.
 pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
-    let (commands_tx, commands_rx) = mpsc::channel(16);
-    let control = Arc::new(ClaudeTurnControl {
-        connection: setup.connection.clone(),
-        commands: commands_tx,
-    });
     let driver = Driver {
-        connection: setup.connection,
-        events: setup.events,
+        connection: setup.connection.clone(),
         calls: receipts::new_table(),
         messages: Messages::default(),
         structured: setup.structured.then(StructuredOutput::default),
@@ -118,18 +91,15 @@ pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
         cancel_requested: false,
         timed_out: false,
     };
-    tokio::spawn(driver.run(
-        setup.inbound,
-        commands_rx,
-        Instant::now() + setup.deadline,
-        setup.release,
-    ));
-    control
+    let commands = turn::spawn(driver, setup.io, setup.deadline);
+    Arc::new(ClaudeTurnControl {
+        connection: setup.connection,
+        commands,
+    })
 }
 
 struct Driver {
     connection: Arc<Connection>,
-    events: mpsc::Sender<AdapterEvent>,
     calls: CallTable,
     messages: Messages,
     structured: Option<StructuredOutput>,
@@ -144,54 +114,17 @@ struct Driver {
     timed_out: bool,
 }
 
-impl Driver {
-    async fn run(
-        mut self,
-        mut inbound: mpsc::UnboundedReceiver<Inbound>,
-        mut commands: mpsc::Receiver<Command>,
-        deadline: Instant,
-        release: oneshot::Sender<Release>,
-    ) {
-        let mut deadline = deadline;
-        let (events, exit) = loop {
-            let receipt_deadline = self.calls.next_deadline();
-            tokio::select! {
-                message = inbound.recv() => {
-                    let Some(message) = message else {
-                        break (self.fail("harness_exited", "The claude process exited during the Turn."), TurnExit::Discard);
-                    };
-                    if let Some(ending) = self.handle(message).await {
-                        break (self.settle(ending), TurnExit::Idle(inbound));
-                    }
-                }
-                Some(command) = commands.recv() => self.command(command).await,
-                _ = sleep_until_opt(receipt_deadline) => self.calls.expire(Instant::now()),
-                _ = tokio::time::sleep_until(deadline) => {
-                    if self.timed_out {
-                        break (self.fail("request_timeout", "The Turn exceeded its deadline and claude did not stop."), TurnExit::Discard);
-                    }
-                    self.timed_out = true;
-                    self.interrupt();
-                    deadline = Instant::now() + INTERRUPT_GRACE;
-                }
-            }
-        };
-        // Everything but the terminal event, then the hand-back, then the terminal event.
-        let mut events = events;
-        let terminal = events.pop();
-        self.emit_all(events).await;
-        let (done, acknowledged) = oneshot::channel();
-        if release.send(Release { exit, done }).is_ok() {
-            let _ = acknowledged.await;
-        }
-        if let Some(terminal) = terminal {
-            self.emit(terminal).await;
-        }
-    }
+impl TurnDriver for Driver {
+    type Inbound = Inbound;
+    type Command = Command;
+    type Ending = Ending;
+    type Route = McpRoute;
+    type Expected = ExpectedRecord;
 
-    async fn handle(&mut self, inbound: Inbound) -> Option<Ending> {
-        let mut out = Vec::new();
-        let ending = match inbound {
+    const HARNESS: &'static str = "claude";
+
+    async fn handle(&mut self, inbound: Inbound, out: &mut Vec<AdapterEvent>) -> Option<Ending> {
+        match inbound {
             Inbound::Call {
                 control_request_id,
                 call,
@@ -219,12 +152,140 @@ impl Driver {
                 out.extend(observe_cancelled(&mut self.calls, &mcp_id).map(CallChange::into_event));
                 None
             }
-            Inbound::Message(message) => self.message(message, &mut out),
-        };
-        self.emit_all(out).await;
-        ending
+            Inbound::Message(message) => self.message(message, out),
+        }
     }
 
+    async fn command(&mut self, command: Command) {
+        match command {
+            Command::Submit {
+                call_id,
+                result,
+                reply,
+            } => self.submit(call_id, result, reply).await,
+            Command::Steer { content, reply } => {
+                if self.cancel_requested || self.timed_out {
+                    let _ = reply.send(Err(AdapterError::Rejected {
+                        code: "turn_cancelling".into(),
+                        message: "The Turn is being cancelled.".into(),
+                    }));
+                    return;
+                }
+                let uuid = uuid::Uuid::new_v4().to_string();
+                self.outstanding.insert(uuid.clone());
+                match self.connection.send_user(&uuid, content).await {
+                    Ok(()) => {
+                        self.unacknowledged.insert(uuid, reply);
+                    }
+                    Err(error) => {
+                        self.outstanding.remove(&uuid);
+                        let _ = reply.send(Err(stream_error(error)));
+                    }
+                }
+            }
+            Command::CancelRequested => self.cancel_requested = true,
+        }
+    }
+
+    fn calls(&mut self) -> &mut CallTable {
+        &mut self.calls
+    }
+
+    fn on_deadline(&mut self) {
+        self.timed_out = true;
+        self.interrupt();
+    }
+
+    /// The Turn's closing events; the last one is terminal.
+    fn settle(&mut self, ending: Ending) -> Vec<AdapterEvent> {
+        let mut out = self.calls.finish_events();
+        let usage = self.usage;
+        let result = match ending {
+            Ending::Result(result) => result,
+            Ending::InputCancelled => {
+                self.messages.finish(false, &mut out);
+                out.push(if self.timed_out {
+                    deadline_failure(usage)
+                } else if self.cancel_requested {
+                    AdapterEvent::Cancelled { usage }
+                } else {
+                    AdapterEvent::Failed {
+                        code: "server_error".into(),
+                        message: "claude cancelled the Turn's input.".into(),
+                        http_status: None,
+                        usage,
+                    }
+                });
+                return out;
+            }
+        };
+        let succeeded = result.get("is_error").and_then(Value::as_bool) != Some(true)
+            && result.get("subtype").and_then(Value::as_str) == Some("success");
+        if succeeded && !self.timed_out {
+            match &mut self.structured {
+                None => {
+                    self.messages.finish(true, &mut out);
+                    out.push(AdapterEvent::Completed { usage });
+                }
+                Some(structured) => {
+                    // Assistant prose stays commentary under its own id; the answer is claude's
+                    // `result.result`, as one message with the StructuredOutput call's id.
+                    self.messages.finish(false, &mut out);
+                    match structured.take_answer(&result) {
+                        Ok(answer) => {
+                            out.push(AdapterEvent::MessageStarted {
+                                item_id: answer.item_id.clone(),
+                                phase: Some(MessagePhase::FinalAnswer),
+                            });
+                            out.push(AdapterEvent::MessageDelta {
+                                item_id: answer.item_id.clone(),
+                                delta: answer.text.clone(),
+                            });
+                            out.push(AdapterEvent::MessageCompleted {
+                                item_id: answer.item_id,
+                                phase: MessagePhase::FinalAnswer,
+                                text: answer.text,
+                            });
+                            out.push(AdapterEvent::Completed { usage });
+                        }
+                        Err(message) => out.push(AdapterEvent::Failed {
+                            code: "server_error".into(),
+                            message: message.into(),
+                            http_status: None,
+                            usage,
+                        }),
+                    }
+                }
+            }
+            return out;
+        }
+        self.messages.finish(false, &mut out);
+        out.push(if self.timed_out {
+            deadline_failure(usage)
+        } else if self.cancel_requested {
+            AdapterEvent::Cancelled { usage }
+        } else {
+            let (code, message, http_status) = result_error(&result);
+            AdapterEvent::Failed {
+                code,
+                message,
+                http_status,
+                usage,
+            }
+        });
+        out
+    }
+
+    fn close_messages(&mut self, out: &mut Vec<AdapterEvent>) {
+        self.messages.finish(false, out);
+    }
+
+    fn usage(&self) -> Option<Usage> {
+        self.usage
+    }
+}
+
+impl Driver {
     fn message(&mut self, message: Value, out: &mut Vec<AdapterEvent>) -> Option<Ending> {
         match message.get("type").and_then(Value::as_str) {
             Some("stream_event") => {
@@ -328,37 +389,6 @@ impl Driver {
         None
     }
 
-    async fn command(&mut self, command: Command) {
-        match command {
-            Command::Submit {
-                call_id,
-                result,
-                reply,
-            } => self.submit(call_id, result, reply).await,
-            Command::Steer { content, reply } => {
-                if self.cancel_requested || self.timed_out {
-                    let _ = reply.send(Err(AdapterError::Rejected {
-                        code: "turn_cancelling".into(),
-                        message: "The Turn is being cancelled.".into(),
-                    }));
-                    return;
-                }
-                let uuid = uuid::Uuid::new_v4().to_string();
-                self.outstanding.insert(uuid.clone());
-                match self.connection.send_user(&uuid, content).await {
-                    Ok(()) => {
-                        self.unacknowledged.insert(uuid, reply);
-                    }
-                    Err(error) => {
-                        self.outstanding.remove(&uuid);
-                        let _ = reply.send(Err(stream_error(error)));
-                    }
-                }
-            }
-            Command::CancelRequested => self.cancel_requested = true,
-        }
-    }
-
     /// Answers a steer's caller once claude reported its line: taken (queued, started,
     /// consumed) or dropped.
     fn acknowledge(&mut self, uuid: &str, taken: bool) {
@@ -424,142 +454,11 @@ impl Driver {
                 .await;
         });
     }
-
-    /// The Turn's closing events; the last one is terminal.
-    fn settle(&mut self, ending: Ending) -> Vec<AdapterEvent> {
-        let mut out: Vec<AdapterEvent> = self
-            .calls
-            .finish()
-            .into_iter()
-            .map(|call_id| AdapterEvent::CallAbandoned { call_id })
-            .collect();
-        let usage = self.usage;
-        let result = match ending {
-            Ending::Result(result) => result,
-            Ending::InputCancelled => {
-                self.messages.finish(false, &mut out);
-                out.push(if self.timed_out {
-                    AdapterEvent::Failed {
-                        code: "request_timeout".into(),
-                        message: "The Turn exceeded its deadline.".into(),
-                        http_status: None,
-                        usage,
-                    }
-                } else if self.cancel_requested {
-                    AdapterEvent::Cancelled { usage }
-                } else {
-                    AdapterEvent::Failed {
-                        code: "server_error".into(),
-                        message: "claude cancelled the Turn's input.".into(),
-                        http_status: None,
-                        usage,
-                    }
-                });
-                return out;
-            }
-        };
-        let succeeded = result.get("is_error").and_then(Value::as_bool) != Some(true)
-            && result.get("subtype").and_then(Value::as_str) == Some("success");
-        if succeeded && !self.timed_out {
-            match &mut self.structured {
-                None => {
-                    self.messages.finish(true, &mut out);
-                    out.push(AdapterEvent::Completed { usage });
-                }
-                Some(structured) => {
-                    // Assistant prose stays commentary under its own id; the answer is claude's
-                    // `result.result`, as one message with the StructuredOutput call's id.
-                    self.messages.finish(false, &mut out);
-                    match structured.take_answer(&result) {
-                        Ok(answer) => {
-                            out.push(AdapterEvent::MessageStarted {
-                                item_id: answer.item_id.clone(),
-                                phase: Some(MessagePhase::FinalAnswer),
-                            });
-                            out.push(AdapterEvent::MessageDelta {
-                                item_id: answer.item_id.clone(),
-                                delta: answer.text.clone(),
-                            });
-                            out.push(AdapterEvent::MessageCompleted {
-                                item_id: answer.item_id,
-                                phase: MessagePhase::FinalAnswer,
-                                text: answer.text,
-                            });
-                            out.push(AdapterEvent::Completed { usage });
-                        }
-                        Err(message) => out.push(AdapterEvent::Failed {
-                            code: "server_error".into(),
-                            message: message.into(),
-                            http_status: None,
-                            usage,
-                        }),
-                    }
-                }
-            }
-            return out;
-        }
-        self.messages.finish(false, &mut out);
-        out.push(if self.timed_out {
-            AdapterEvent::Failed {
-                code: "request_timeout".into(),
-                message: "The Turn exceeded its deadline.".into(),
-                http_status: None,
-                usage,
-            }
-        } else if self.cancel_requested {
-            AdapterEvent::Cancelled { usage }
-        } else {
-            let (code, message, http_status) = result_error(&result);
-            AdapterEvent::Failed {
-                code,
-                message,
-                http_status,
-                usage,
-            }
-        });
-        out
-    }
-
-    /// Closing events for a Turn that ends without claude settling it; the last is terminal.
-    fn fail(&mut self, code: &str, message: &str) -> Vec<AdapterEvent> {
-        let mut out: Vec<AdapterEvent> = self
-            .calls
-            .finish()
-            .into_iter()
-            .map(|call_id| AdapterEvent::CallAbandoned { call_id })
-            .collect();
-        self.messages.finish(false, &mut out);
-        out.push(AdapterEvent::Failed {
-            code: code.into(),
-            message: message.into(),
-            http_status: None,
-            usage: self.usage,
-        });
-        out
-    }
-
-    async fn emit(&self, event: AdapterEvent) {
-        // A caller that dropped the stream no longer listens; the Turn still runs to its end.
-        let _ = self.events.send(event).await;
-    }
-
-    async fn emit_all(&self, events: Vec<AdapterEvent>) {
-        for event in events {
-            self.emit(event).await;
-        }
-    }
 }
 
 /// `interrupt` that also drops the Turn's queued input (see the module docs).
 fn interrupt_request() -> Value {
     json!({"subtype": "interrupt", "cancel_queued": true})
-}
-
-async fn sleep_until_opt(deadline: Option<Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
 }
 
 /// Maps a stream failure onto the adapter's error.
@@ -587,20 +486,12 @@ impl TurnControl for ClaudeTurnControl {
         call_id: &str,
         result: FunctionResultContent,
     ) -> Receipt {
-        let (reply, receipt) = oneshot::channel();
-        let command = Command::Submit {
+        turn::submit(&self.commands, |reply| Command::Submit {
             call_id: call_id.to_owned(),
             result,
             reply,
-        };
-        if self.commands.send(command).await.is_err() {
-            return Receipt::refused("turn_ended", "The Turn has ended.");
-        }
-        // The driver answers every command it takes (a delivered result's waiter is settled when
-        // the Turn ends); a dropped reply means the Turn ended before the result was written.
-        receipt
-            .await
-            .unwrap_or_else(|_| Receipt::refused("turn_ended", "The Turn has ended."))
+        })
+        .await
     }
 
     async fn steer(&self, input: Vec<InputPart>) -> Result<(), AdapterError> {

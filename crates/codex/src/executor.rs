@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
+use switchboard_adapter_kit::turn::{Release, TurnExit, TurnIo};
 use switchboard_protocol::{
     AdapterError, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
 };
@@ -22,7 +23,7 @@ use crate::jsonrpc::{Connection, Inbound};
 use crate::launch::{CONTROL_TIMEOUT, CodexProcess, StateLayout, launch};
 use crate::overrides::config_overrides;
 use crate::resume::{load_thread_id, open_thread};
-use crate::turn::{self, Release, TurnExit, TurnIds, rpc_error, user_input};
+use crate::turn::{self, TurnIds, rpc_error, user_input};
 
 /// Events a Turn may buffer before the driver waits for the reader.
 const EVENT_BUFFER: usize = 256;
@@ -225,14 +226,12 @@ impl SessionExecutor for CodexExecutor {
         let (events_tx, events_rx) = mpsc::channel(EVENT_BUFFER);
         let ids = TurnIds { thread_id, turn_id };
         let (release_tx, release_rx) = oneshot::channel();
-        let control = turn::spawn(
-            connection,
-            ids,
+        let io = TurnIo {
             inbound,
-            events_tx,
-            inner.turn_deadline,
-            release_tx,
-        );
+            events: events_tx,
+            release: release_tx,
+        };
+        let control = turn::spawn(connection, ids, io, inner.turn_deadline);
         let inner = inner.clone();
         tokio::spawn(async move {
             let (exit, done) = match release_rx.await {
