@@ -8,12 +8,14 @@
 //! - [`process`]: one hermetic native process, from spawn to shutdown.
 //! - [`receipts`]: a Turn's function calls and the receipts of their results.
 //! - [`turn`]: one running Turn, a single driver task with a deadline that ends exactly once.
+//! - [`executor`]: the executor's process slot, one process and one Turn at a time, evictable.
 //!
 //! This crate depends on the adapter boundary (`switchboard-protocol`) only: never on Core or
 //! the Runtime, and never on a harness's protocol.
 
 pub mod binary;
+pub mod executor;
 pub mod process;
 pub mod receipts;
-pub mod turn;
 pub mod state_dir;
+pub mod turn;

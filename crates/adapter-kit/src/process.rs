@@ -102,7 +102,7 @@ impl<C, I> NativeProcess<C, I> {
 }
 
 /// Ends a process given its child and connection (see [`NativeProcess::shutdown`]).
-pub async fn end<C>(mut child: Child, connection: Arc<C>) {
+pub(crate) async fn end<C>(mut child: Child, connection: Arc<C>) {
     drop(connection);
     let _ = child.start_kill();
     let _ = tokio::time::timeout(REAP_TIMEOUT, child.wait()).await;

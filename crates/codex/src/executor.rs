@@ -1,64 +1,26 @@
 //! The Codex [`SessionExecutor`]: one Session, at most one process, one Turn at a time.
 //!
-//! The process is started lazily and may be evicted whenever no Turn runs; the next Turn then
-//! launches a new process with the same overrides and resumes the thread ([`crate::resume`]).
-//! While a Turn runs, its driver owns the process's inbound channel and hands it back when the
-//! Turn settles, or reports that the process must be discarded.
+//! The process is started at preparation and may be evicted whenever no Turn runs; the next
+//! Turn then launches a new process with the same overrides and resumes the thread
+//! ([`crate::resume`]). The bookkeeping (busy, resident, the hand-back of the process when a
+//! Turn settles) is the adapter kit's [`ProcessSlot`].
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex as StdMutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
-use switchboard_adapter_kit::turn::{Release, TurnExit, TurnIo};
+use switchboard_adapter_kit::executor::{ProcessSlot, SlotGuard};
 use switchboard_protocol::{
     AdapterError, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
 };
-use tokio::process::Child;
-use tokio::sync::{Mutex, mpsc, oneshot};
 
 use crate::jsonrpc::{Connection, Inbound};
-use crate::launch::{CONTROL_TIMEOUT, CodexProcess, StateLayout, launch};
+use crate::launch::{CONTROL_TIMEOUT, StateLayout, launch};
 use crate::overrides::config_overrides;
 use crate::resume::{load_thread_id, open_thread};
 use crate::turn::{self, TurnIds, rpc_error, user_input};
-
-/// Events a Turn may buffer before the driver waits for the reader.
-const EVENT_BUFFER: usize = 256;
-
-/// A live process with its thread open.
-struct Resident {
-    child: Child,
-    connection: Arc<Connection>,
-    /// `None` while a Turn's driver holds it.
-    inbound: Option<mpsc::UnboundedReceiver<Inbound>>,
-}
-
-impl Resident {
-    async fn shutdown(self) {
-        let Resident {
-            child,
-            connection,
-            inbound,
-        } = self;
-        let inbound = inbound.unwrap_or_else(|| mpsc::unbounded_channel().1);
-        CodexProcess {
-            child,
-            connection,
-            inbound,
-        }
-        .shutdown()
-        .await;
-    }
-}
-
-#[derive(Default)]
-struct State {
-    resident: Option<Resident>,
-    busy: bool,
-}
 
 struct Inner {
     binary: PathBuf,
@@ -66,8 +28,7 @@ struct Inner {
     config: SessionConfiguration,
     overrides: Vec<String>,
     turn_deadline: Duration,
-    state: Mutex<State>,
-    resident: AtomicBool,
+    slot: ProcessSlot<Connection, Inbound>,
     thread_id: StdMutex<Option<String>>,
 }
 
@@ -93,14 +54,10 @@ impl CodexExecutor {
             layout,
             config,
             turn_deadline,
-            state: Mutex::new(State::default()),
-            resident: AtomicBool::new(false),
+            slot: ProcessSlot::default(),
             thread_id: StdMutex::new(thread_id),
         });
-        {
-            let mut state = inner.state.lock().await;
-            inner.ensure_resident(&mut state).await?;
-        }
+        inner.ensure_resident(&mut inner.slot.lock().await).await?;
         Ok(CodexExecutor { inner })
     }
 }
@@ -113,8 +70,11 @@ impl Inner {
             .clone()
     }
 
-    async fn ensure_resident(&self, state: &mut State) -> Result<(), AdapterError> {
-        if state.resident.is_some() {
+    async fn ensure_resident(
+        &self,
+        slot: &mut SlotGuard<'_, Connection, Inbound>,
+    ) -> Result<(), AdapterError> {
+        if slot.has_process() {
             return Ok(());
         }
         let process = launch(
@@ -136,17 +96,7 @@ impl Inner {
         {
             Ok(thread_id) => {
                 *self.thread_id.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread_id);
-                let CodexProcess {
-                    child,
-                    connection,
-                    inbound,
-                } = process;
-                state.resident = Some(Resident {
-                    child,
-                    connection,
-                    inbound: Some(inbound),
-                });
-                self.resident.store(true, Ordering::SeqCst);
+                slot.install(process);
                 Ok(())
             }
             Err(error) => {
@@ -164,32 +114,17 @@ impl Inner {
         }
         params
     }
-
-    async fn discard(&self, state: &mut State) {
-        if let Some(resident) = state.resident.take() {
-            resident.shutdown().await;
-        }
-        self.resident.store(false, Ordering::SeqCst);
-    }
 }
 
 #[async_trait]
 impl SessionExecutor for CodexExecutor {
     async fn start_turn(&self, turn: TurnRequest) -> Result<TurnHandle, AdapterError> {
         let inner = &self.inner;
-        let mut state = inner.state.lock().await;
-        if state.busy {
-            return Err(AdapterError::Busy);
-        }
-        inner.ensure_resident(&mut state).await?;
+        let mut slot = inner.slot.lock().await;
+        slot.ensure_idle()?;
+        inner.ensure_resident(&mut slot).await?;
         let thread_id = inner.thread_id().ok_or(AdapterError::Exited)?;
-        let Some(resident) = state.resident.as_mut() else {
-            return Err(AdapterError::Exited);
-        };
-        let connection = resident.connection.clone();
-        let Some(inbound) = resident.inbound.take() else {
-            return Err(AdapterError::Busy);
-        };
+        let (connection, inbound) = slot.checkout()?;
 
         let started = connection
             .request(
@@ -205,7 +140,7 @@ impl SessionExecutor for CodexExecutor {
         }) {
             Ok(Some(turn_id)) => turn_id,
             Ok(None) => {
-                inner.discard(&mut state).await;
+                slot.discard().await;
                 return Err(AdapterError::Launch(
                     "turn/start returned no turn id".into(),
                 ));
@@ -213,62 +148,26 @@ impl SessionExecutor for CodexExecutor {
             Err(error) => {
                 let error = rpc_error(error);
                 if matches!(error, AdapterError::Exited | AdapterError::Timeout(_)) {
-                    inner.discard(&mut state).await;
-                } else if let Some(resident) = state.resident.as_mut() {
-                    resident.inbound = Some(inbound);
+                    slot.discard().await;
+                } else {
+                    slot.checkin(inbound);
                 }
                 return Err(error);
             }
         };
 
-        state.busy = true;
-        drop(state);
-        let (events_tx, events_rx) = mpsc::channel(EVENT_BUFFER);
         let ids = TurnIds { thread_id, turn_id };
-        let (release_tx, release_rx) = oneshot::channel();
-        let io = TurnIo {
-            inbound,
-            events: events_tx,
-            release: release_tx,
-        };
-        let control = turn::spawn(connection, ids, io, inner.turn_deadline);
-        let inner = inner.clone();
-        tokio::spawn(async move {
-            let (exit, done) = match release_rx.await {
-                Ok(Release { exit, done }) => (exit, Some(done)),
-                Err(_) => (TurnExit::Discard, None),
-            };
-            let mut state = inner.state.lock().await;
-            match exit {
-                TurnExit::Idle(inbound) => match state.resident.as_mut() {
-                    Some(resident) => resident.inbound = Some(inbound),
-                    None => inner.resident.store(false, Ordering::SeqCst),
-                },
-                TurnExit::Discard => inner.discard(&mut state).await,
-            }
-            state.busy = false;
-            drop(state);
-            if let Some(done) = done {
-                let _ = done.send(());
-            }
-        });
-        Ok(TurnHandle {
-            events: events_rx,
-            control,
-        })
+        Ok(slot.begin_turn(inbound, |io| {
+            turn::spawn(connection, ids, io, inner.turn_deadline)
+        }))
     }
 
     async fn evict(&self) -> Result<(), AdapterError> {
-        let mut state = self.inner.state.lock().await;
-        if state.busy {
-            return Err(AdapterError::Busy);
-        }
-        self.inner.discard(&mut state).await;
-        Ok(())
+        self.inner.slot.evict().await
     }
 
     fn is_resident(&self) -> bool {
-        self.inner.resident.load(Ordering::SeqCst)
+        self.inner.slot.is_resident()
     }
 
     fn native_session_id(&self) -> Option<String> {
