@@ -10,8 +10,12 @@
 //! - [`turn`]: one running Turn, a single driver task with a deadline that ends exactly once.
 //! - [`executor`]: the executor's process slot, one process and one Turn at a time, evictable.
 //!
-//! This crate depends on the adapter boundary (`switchboard-protocol`) only: never on Core or
-//! the Runtime, and never on a harness's protocol.
+//! With the feature `test-support`, `test_support` holds what the adapters' integration tests
+//! share: binary discovery (fail in CI, skip loudly elsewhere), bounded reads of a Turn, the
+//! mock model.
+//!
+//! This crate depends on the adapter boundary (`switchboard-protocol`) only (and, for tests, on
+//! the mock model): never on Core or the Runtime, and never on a harness's protocol.
 
 pub mod binary;
 pub mod executor;
@@ -19,3 +23,5 @@ pub mod process;
 pub mod receipts;
 pub mod state_dir;
 pub mod turn;
+#[cfg(feature = "test-support")]
+pub mod test_support;

@@ -5,7 +5,7 @@ mod support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{AdapterEvent, ExecutionControls, FunctionResultContent, Receipt};
+use switchboard_protocol::{ExecutionControls, FunctionResultContent, Receipt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_while_the_model_hangs() {
@@ -14,7 +14,7 @@ async fn cancel_while_the_model_hangs() {
     };
     let model = FakeResponses::start(Script::Hang).await;
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "never answered"))
         .await
@@ -24,11 +24,7 @@ async fn cancel_while_the_model_hangs() {
         .await
         .expect("codex never called the model");
     turn.control.cancel().await.unwrap();
-    let events = until_terminal(&mut turn).await;
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Cancelled { .. })),
-        "{events:?}"
-    );
+    assert_cancelled(&until_terminal(&mut turn).await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -46,7 +42,7 @@ async fn cancel_abandons_a_pending_call() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Weather in Rome?"))
         .await
@@ -54,16 +50,8 @@ async fn cancel_abandons_a_pending_call() {
     let call_id = next_call_id(&mut turn).await;
     turn.control.cancel().await.unwrap();
     let events = until_terminal(&mut turn).await;
-    assert!(
-        events
-            .iter()
-            .any(|e| matches!(e, AdapterEvent::CallAbandoned { call_id: c } if *c == call_id)),
-        "{events:?}"
-    );
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Cancelled { .. })),
-        "{events:?}"
-    );
+    assert_abandoned(&events, &call_id);
+    assert_cancelled(&events);
     // A result after the Turn ended is not delivered.
     let late = turn
         .control
@@ -80,28 +68,6 @@ async fn cancel_abandons_a_pending_call() {
 
     // The executor is idle again at once and runs the next Turn.
     let mut next = executor.start_turn(user_turn(2, "again")).await.unwrap();
-    let events = loop {
-        match next_event(&mut next).await {
-            AdapterEvent::FunctionCall { call_id, .. } => {
-                let receipt = next
-                    .control
-                    .submit_function_result(
-                        &call_id,
-                        FunctionResultContent {
-                            success: true,
-                            output: Some(switchboard_protocol::FunctionOutput::Text("warm".into())),
-                            error: None,
-                        },
-                    )
-                    .await;
-                assert_eq!(receipt, Receipt::Confirmed);
-            }
-            event if event.is_terminal() => break vec![event],
-            _ => {}
-        }
-    };
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
+    let events = until_terminal_answering(&mut next, |_, _| text_result("warm")).await;
+    assert_completed(&events);
 }

@@ -6,33 +6,11 @@ mod support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, OutputFormat, Receipt,
-    SessionExecutor,
-};
+use switchboard_protocol::{AdapterEvent, SessionExecutor};
 
 async fn run_turn(executor: &dyn SessionExecutor, n: u32, text: &str) -> Vec<AdapterEvent> {
     let mut turn = executor.start_turn(user_turn(n, text)).await.unwrap();
-    let mut events = Vec::new();
-    loop {
-        let event = next_event(&mut turn).await;
-        if let AdapterEvent::FunctionCall { call_id, .. } = &event {
-            let result = FunctionResultContent {
-                success: true,
-                output: Some(FunctionOutput::Text(format!("weather #{n}"))),
-                error: None,
-            };
-            assert_eq!(
-                turn.control.submit_function_result(call_id, result).await,
-                Receipt::Confirmed
-            );
-        }
-        let terminal = event.is_terminal();
-        events.push(event);
-        if terminal {
-            return events;
-        }
-    }
+    until_terminal_answering(&mut turn, |_, _| text_result(&format!("weather #{n}"))).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -46,12 +24,12 @@ async fn evicted_session_resumes_its_thread_and_tools() {
     })
     .await;
     let schema: serde_json::Value = serde_json::from_str(r#"{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}"#).unwrap();
-    let controls = ExecutionControls {
-        output_format: Some(OutputFormat::json_schema(schema.clone())),
-        ..Default::default()
-    };
-    let config = configuration(&model.base_url(), vec![get_weather()], controls);
-    let (executor, _state) = prepare(binary, config).await;
+    let config = configuration(
+        &model.base_url(),
+        vec![get_weather()],
+        output_schema(schema.clone()),
+    );
+    let (_state, executor) = prepare(binary, config).await;
     let thread = executor.native_session_id().unwrap();
 
     let first = run_turn(executor.as_ref(), 1, "Weather in Lyon?").await;

@@ -5,9 +5,7 @@ mod support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, Receipt,
-};
+use switchboard_protocol::{ExecutionControls, FunctionResultContent, Receipt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn function_result_is_confirmed_and_reaches_the_model() {
@@ -25,31 +23,16 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
 
     let mut turn = executor
         .start_turn(user_turn(1, "Weather in Paris?"))
         .await
         .unwrap();
 
-    // The call is published before anything else about it.
-    let call_id = loop {
-        match next_event(&mut turn).await {
-            AdapterEvent::FunctionCall {
-                call_id,
-                name,
-                arguments: got,
-            } => {
-                assert_eq!(name, "get_weather");
-                assert_eq!(got, arguments, "arguments keep their exact JSON text");
-                break call_id;
-            }
-            AdapterEvent::FunctionResultApplied { .. } | AdapterEvent::CallAbandoned { .. } => {
-                panic!("call state before the call")
-            }
-            event => assert!(!event.is_terminal(), "{event:?}"),
-        }
-    };
+    let (call_id, name, got) = first_call(&mut turn).await;
+    assert_eq!(name, "get_weather");
+    assert_eq!(got, arguments, "arguments keep their exact JSON text");
 
     // An unknown call is refused without touching the pending one.
     let refused = turn
@@ -65,11 +48,7 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         .await;
     assert!(matches!(refused, Receipt::Refused { .. }), "{refused:?}");
 
-    let result = FunctionResultContent {
-        success: true,
-        output: Some(FunctionOutput::Text("sunny, 21.0 C".into())),
-        error: None,
-    };
+    let result = text_result("sunny, 21.0 C");
     let receipt = turn
         .control
         .submit_function_result(&call_id, result.clone())
@@ -80,19 +59,12 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
     assert!(matches!(again, Receipt::Refused { .. }), "{again:?}");
 
     let events = until_terminal(&mut turn).await;
-    assert!(
-        events.iter().any(
-            |e| matches!(e, AdapterEvent::FunctionResultApplied { call_id: c } if *c == call_id)
-        )
-    );
+    assert_applied(&events, &call_id);
     assert_eq!(
         final_answer(&events).as_deref(),
         Some("FINAL: sunny, 21.0 C")
     );
-    assert!(matches!(
-        events.last(),
-        Some(AdapterEvent::Completed { .. })
-    ));
+    assert_completed(&events);
 
     // What the model endpoint received: the dynamic tool, then the output. (codex 0.171.0
     // sanitizes tool schemas natively, e.g. it drops `maximum`; the adapter sends them unchanged,

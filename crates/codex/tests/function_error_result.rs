@@ -5,7 +5,7 @@ mod support;
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
 use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
+    ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
 };
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -23,7 +23,7 @@ async fn error_text_is_appended_and_reaches_the_model() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Weather in Oslo?"))
         .await
@@ -41,10 +41,7 @@ async fn error_text_is_appended_and_reaches_the_model() {
         Receipt::Confirmed
     );
     let events = until_terminal(&mut turn).await;
-    assert!(matches!(
-        events.last(),
-        Some(AdapterEvent::Completed { .. })
-    ));
+    assert_completed(&events);
 
     let requests = model_requests(&model.journal());
     let output = requests.last().unwrap()["input"]

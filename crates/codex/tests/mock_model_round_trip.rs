@@ -5,10 +5,7 @@
 mod support;
 
 use support::*;
-use switchboard_mock_model::{MockConfig, MockModel};
-use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, Receipt,
-};
+use switchboard_protocol::ExecutionControls;
 
 // The mock model's built-in default skips codex 0.171.0's own tools (`multi_agent_v1`, goals,
 // `exec_command`), so its "first offered function" is the caller's `get_weather`.
@@ -17,48 +14,28 @@ async fn mock_model_default_plays_one_function_round_trip() {
     let Some(binary) = codex_binary("mock_model_default_plays_one_function_round_trip") else {
         return;
     };
-    let model = MockModel::start(MockConfig::loopback()).await.unwrap();
+    let model = mock_model(None).await;
     let config = configuration(
         &model.base_url(),
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "What is the weather?"))
         .await
         .unwrap();
     let mut calls = 0;
-    let events = loop {
-        match next_event(&mut turn).await {
-            AdapterEvent::FunctionCall {
-                call_id,
-                name,
-                arguments,
-            } => {
-                calls += 1;
-                assert_eq!(name, "get_weather");
-                let args: serde_json::Value = serde_json::from_str(&arguments).unwrap();
-                assert!(args["city"].is_string(), "{arguments}");
-                let result = FunctionResultContent {
-                    success: true,
-                    output: Some(FunctionOutput::Text("mock sunshine".into())),
-                    error: None,
-                };
-                assert_eq!(
-                    turn.control.submit_function_result(&call_id, result).await,
-                    Receipt::Confirmed
-                );
-            }
-            event if event.is_terminal() => break vec![event],
-            _ => {}
-        }
-    };
+    let events = until_terminal_answering(&mut turn, |name, arguments| {
+        calls += 1;
+        assert_eq!(name, "get_weather");
+        let args: serde_json::Value = serde_json::from_str(arguments).unwrap();
+        assert!(args["city"].is_string(), "{arguments}");
+        text_result("mock sunshine")
+    })
+    .await;
     assert_eq!(calls, 1);
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
+    assert_completed(&events);
     let requests = model_requests(&model.journal());
     assert_eq!(requests.len(), 2);
     let last_input = requests[1]["input"].to_string();

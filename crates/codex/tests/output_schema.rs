@@ -5,7 +5,6 @@ mod support;
 
 use support::fake_responses::{FakeResponses, JSON_REPLY, Script};
 use support::*;
-use switchboard_protocol::{AdapterEvent, ExecutionControls, OutputFormat};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_schema_reaches_the_model_and_the_answer_is_unchanged() {
@@ -16,12 +15,8 @@ async fn output_schema_reaches_the_model_and_the_answer_is_unchanged() {
     let schema_text = r#"{"type":"object","properties":{"answer":{"type":"string"},"confidence":{"type":"number"}},"required":["answer","confidence"],"additionalProperties":false}"#;
     let schema: serde_json::Value = serde_json::from_str(schema_text).unwrap();
     let model = FakeResponses::start(Script::Text("unused".into())).await;
-    let controls = ExecutionControls {
-        output_format: Some(OutputFormat::json_schema(schema.clone())),
-        ..Default::default()
-    };
-    let config = configuration(&model.base_url(), vec![], controls);
-    let (executor, _state) = prepare(binary, config).await;
+    let config = configuration(&model.base_url(), vec![], output_schema(schema.clone()));
+    let (_state, executor) = prepare(binary, config).await;
 
     for n in 1..=2 {
         let mut turn = executor
@@ -29,10 +24,7 @@ async fn output_schema_reaches_the_model_and_the_answer_is_unchanged() {
             .await
             .unwrap();
         let events = until_terminal(&mut turn).await;
-        assert!(
-            matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-            "{events:?}"
-        );
+        assert_completed(&events);
         assert_eq!(
             final_answer(&events).as_deref(),
             Some(JSON_REPLY),

@@ -5,9 +5,7 @@ mod support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
-};
+use switchboard_protocol::{ExecutionControls, InputPart, Receipt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn steered_input_joins_the_running_turn() {
@@ -24,7 +22,7 @@ async fn steered_input_joins_the_running_turn() {
         vec![get_weather()],
         ExecutionControls::default(),
     );
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor
         .start_turn(user_turn(1, "Weather in Nice?"))
         .await
@@ -37,37 +35,15 @@ async fn steered_input_joins_the_running_turn() {
         }])
         .await
         .unwrap();
-    let result = FunctionResultContent {
-        success: true,
-        output: Some(FunctionOutput::Text("sunny".into())),
-        error: None,
-    };
     assert_eq!(
-        turn.control.submit_function_result(&call_id, result).await,
+        turn.control
+            .submit_function_result(&call_id, text_result("sunny"))
+            .await,
         Receipt::Confirmed
     );
     // The steered message starts a new model round; answer whatever else the model asks.
-    let events = loop {
-        match next_event(&mut turn).await {
-            AdapterEvent::FunctionCall { call_id, .. } => {
-                let result = FunctionResultContent {
-                    success: true,
-                    output: Some(FunctionOutput::Text("sunny, 20 C".into())),
-                    error: None,
-                };
-                assert_eq!(
-                    turn.control.submit_function_result(&call_id, result).await,
-                    Receipt::Confirmed
-                );
-            }
-            event if event.is_terminal() => break vec![event],
-            _ => {}
-        }
-    };
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
+    let events = until_terminal_answering(&mut turn, |_, _| text_result("sunny, 20 C")).await;
+    assert_completed(&events);
     let requests = model_requests(&model.journal());
     assert!(
         requests.last().unwrap()["input"]

@@ -14,7 +14,7 @@ async fn text_only_turn_streams_the_final_answer() {
     };
     let model = FakeResponses::start(Script::Text("Hello from the model".into())).await;
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     assert!(executor.native_session_id().is_some());
 
     let mut turn = executor

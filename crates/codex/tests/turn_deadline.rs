@@ -8,7 +8,7 @@ use std::time::Duration;
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
 use switchboard_codex::CodexAdapter;
-use switchboard_protocol::{Adapter, AdapterEvent, ExecutionControls, PrepareRequest};
+use switchboard_protocol::ExecutionControls;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deadline_fails_a_turn_the_model_never_answers() {
@@ -16,22 +16,11 @@ async fn deadline_fails_a_turn_the_model_never_answers() {
         return;
     };
     let model = FakeResponses::start(Script::Hang).await;
-    let state = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let adapter = CodexAdapter::new(binary).with_turn_deadline(Duration::from_secs(2));
-    let executor = adapter
-        .prepare(PrepareRequest {
-            session_id: "sess_deadline".into(),
-            configuration: configuration(&model.base_url(), vec![], ExecutionControls::default()),
-            state_dir: state.path().to_owned(),
-        })
-        .await
-        .unwrap();
+    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
+    let (_state, executor) = prepare_fresh(&adapter, config, "codex").await;
     let mut turn = executor.start_turn(user_turn(1, "hello?")).await.unwrap();
-    let events = until_terminal(&mut turn).await;
-    match events.last() {
-        Some(AdapterEvent::Failed { code, .. }) => assert_eq!(code, "request_timeout"),
-        other => panic!("expected a timeout failure, got {other:?}"),
-    }
+    assert_failed(&until_terminal(&mut turn).await, "request_timeout");
     // Idle again: eviction is allowed at once.
     executor.evict().await.unwrap();
 }

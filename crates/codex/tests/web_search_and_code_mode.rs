@@ -10,20 +10,16 @@ use support::fake_responses::{FakeResponses, Script};
 use support::*;
 use switchboard_protocol::configuration::{ContextSize, WebSearchMode};
 use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, ProgrammaticToolCallingControl, WebSearchControl,
-    WebSearchLocation,
+    ExecutionControls, ProgrammaticToolCallingControl, WebSearchControl, WebSearchLocation,
 };
 
 async fn tools_sent(binary: std::path::PathBuf, controls: ExecutionControls) -> Vec<Value> {
     let model = FakeResponses::start(Script::Text("ok".into())).await;
     let config = configuration(&model.base_url(), vec![get_weather()], controls);
-    let (executor, _state) = prepare(binary, config).await;
+    let (_state, executor) = prepare(binary, config).await;
     let mut turn = executor.start_turn(user_turn(1, "hi")).await.unwrap();
     let events = until_terminal(&mut turn).await;
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
+    assert_completed(&events);
     let requests = model_requests(&model.journal());
     requests[0]["tools"].as_array().cloned().unwrap_or_default()
 }

@@ -1,0 +1,299 @@
+//! Helpers for the adapters' integration tests, which run against the real pinned binaries
+//! (feature `test-support`, for dev-dependencies only).
+//!
+//! A test needs its harness's executable, installed by `scripts/install-harnesses.sh` or named
+//! by the adapter's environment variable. In CI (`CI=true`) a missing executable fails the test;
+//! elsewhere the test returns early with a loud `SKIPPED` line, so that a machine without the
+//! harnesses still runs everything else. Every wait on a Turn is bounded by [`WAIT`], so a Turn
+//! that never ends fails its test instead of hanging it. The model is the project's mock model
+//! ([`mock_model`]) unless an adapter's tests need something else.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario, When};
+use switchboard_protocol::messages::MessagePhase;
+use switchboard_protocol::{
+    Adapter, AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent,
+    FunctionToolSpec, InputPart, OutputFormat, PrepareRequest, Receipt, SessionConfiguration,
+    SessionExecutor, TurnHandle, TurnRequest,
+};
+
+use crate::binary::PinnedBinary;
+
+/// Bound on any single wait in these tests.
+pub const WAIT: Duration = Duration::from_secs(60);
+
+/// The repository root (where `.harnesses/` and `target/` are).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The `name` harness's executable for the test `test`, or `None` (with a loud SKIPPED line)
+/// outside CI when it is not installed. In CI (`CI=true`) a missing executable fails the test.
+pub fn binary_or_skip(test: &str, name: &str, pinned: &PinnedBinary) -> Option<PathBuf> {
+    if let Some(path) = pinned.locate(&repo_root()) {
+        return Some(path);
+    }
+    let message = format!(
+        "{name} binary not found (set {} or run scripts/install-harnesses.sh)",
+        pinned.binary_env
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{message}");
+    }
+    eprintln!("SKIPPED {test}: {message}");
+    None
+}
+
+/// A folder under the target directory for the tests' state directories: next to the build,
+/// not in the shared /tmp (where codex refuses to run helper binaries).
+fn state_parent(name: &str) -> PathBuf {
+    let dir = repo_root().join("target").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Prepares an executor in a fresh state directory under `target/<harness>-test-state` (kept
+/// alive by the returned guard). The guard comes first, so that `let (_state, executor) = …`
+/// drops the executor, and with it the native process, before the directory is removed.
+pub async fn prepare_fresh(
+    adapter: &dyn Adapter,
+    config: SessionConfiguration,
+    harness: &str,
+) -> (tempfile::TempDir, Box<dyn SessionExecutor>) {
+    let state = tempfile::Builder::new()
+        .prefix(&format!("{harness}-session-"))
+        .tempdir_in(state_parent(&format!("{harness}-test-state")))
+        .unwrap();
+    let executor = prepare_in(adapter, config, state.path()).await;
+    (state, executor)
+}
+
+/// Prepares an executor on `state_dir`, bounded by [`WAIT`].
+pub async fn prepare_in(
+    adapter: &dyn Adapter,
+    config: SessionConfiguration,
+    state_dir: &Path,
+) -> Box<dyn SessionExecutor> {
+    let request = PrepareRequest {
+        session_id: "sess_test".into(),
+        configuration: config,
+        state_dir: state_dir.to_owned(),
+    };
+    tokio::time::timeout(WAIT, adapter.prepare(request))
+        .await
+        .expect("prepare timed out")
+        .expect("prepare")
+}
+
+/// The project's mock model with `scenario` (`None`: its built-in default).
+pub async fn mock_model(scenario: Option<Scenario>) -> MockModel {
+    let config = match scenario {
+        Some(scenario) => MockConfig::loopback().with_scenario(scenario),
+        None => MockConfig::loopback(),
+    };
+    MockModel::start(config).await.expect("mock model starts")
+}
+
+/// A mock model rule for the `n`-th model request (1-based).
+pub fn on_request(n: u64, reply: Reply) -> Rule {
+    Rule::new(
+        When {
+            request: Some(n),
+            ..When::default()
+        },
+        reply,
+    )
+}
+
+/// The function the tests offer.
+pub fn get_weather() -> FunctionToolSpec {
+    FunctionToolSpec {
+        name: "get_weather".into(),
+        description: "Get the weather for a city".into(),
+        parameters: serde_json::from_str(
+            r#"{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"number","maximum":10.50}},"required":["city"],"additionalProperties":false}"#,
+        )
+        .unwrap(),
+        defer_loading: false,
+    }
+}
+
+/// Execution controls that ask for structured output with `schema`.
+pub fn output_schema(schema: serde_json::Value) -> ExecutionControls {
+    ExecutionControls {
+        output_format: Some(OutputFormat::json_schema(schema)),
+        ..Default::default()
+    }
+}
+
+/// Root Turn `n` (`run_n`/`turn_n`) with one text part.
+pub fn user_turn(n: u32, text: &str) -> TurnRequest {
+    TurnRequest {
+        run_id: format!("run_{n}"),
+        turn_id: format!("turn_{n}"),
+        input: vec![InputPart::InputText { text: text.into() }],
+    }
+}
+
+/// A successful text result.
+pub fn text_result(text: &str) -> FunctionResultContent {
+    FunctionResultContent {
+        success: true,
+        output: Some(FunctionOutput::Text(text.into())),
+        error: None,
+    }
+}
+
+/// The next event, bounded.
+pub async fn next_event(turn: &mut TurnHandle) -> AdapterEvent {
+    tokio::time::timeout(WAIT, turn.events.recv())
+        .await
+        .expect("timed out waiting for an adapter event")
+        .expect("event stream closed before a terminal event")
+}
+
+/// Skips events until the next function call; its call ID.
+pub async fn next_call_id(turn: &mut TurnHandle) -> String {
+    loop {
+        match next_event(turn).await {
+            AdapterEvent::FunctionCall { call_id, .. } => return call_id,
+            event => assert!(!event.is_terminal(), "the Turn ended first: {event:?}"),
+        }
+    }
+}
+
+/// The Turn's first function call, as `(call_id, name, arguments)`: it is published before
+/// anything else about it.
+pub async fn first_call(turn: &mut TurnHandle) -> (String, String, String) {
+    loop {
+        match next_event(turn).await {
+            AdapterEvent::FunctionCall {
+                call_id,
+                name,
+                arguments,
+            } => return (call_id, name, arguments),
+            AdapterEvent::FunctionResultApplied { .. } | AdapterEvent::CallAbandoned { .. } => {
+                panic!("call state before the call")
+            }
+            event => assert!(!event.is_terminal(), "{event:?}"),
+        }
+    }
+}
+
+/// Reads events until the terminal one; returns them all (terminal last).
+pub async fn until_terminal(turn: &mut TurnHandle) -> Vec<AdapterEvent> {
+    let mut events = Vec::new();
+    loop {
+        let event = next_event(turn).await;
+        let terminal = event.is_terminal();
+        events.push(event);
+        if terminal {
+            return events;
+        }
+    }
+}
+
+/// Reads events until the terminal one, answering every function call with
+/// `answer(name, arguments)` and expecting a confirmed receipt; returns them all (terminal
+/// last).
+pub async fn until_terminal_answering(
+    turn: &mut TurnHandle,
+    mut answer: impl FnMut(&str, &str) -> FunctionResultContent,
+) -> Vec<AdapterEvent> {
+    let mut events = Vec::new();
+    loop {
+        let event = next_event(turn).await;
+        if let AdapterEvent::FunctionCall {
+            call_id,
+            name,
+            arguments,
+        } = &event
+        {
+            let result = answer(name, arguments);
+            assert_eq!(
+                turn.control.submit_function_result(call_id, result).await,
+                Receipt::Confirmed
+            );
+        }
+        let terminal = event.is_terminal();
+        events.push(event);
+        if terminal {
+            return events;
+        }
+    }
+}
+
+/// The completed messages: (item id, phase, text).
+pub fn completed_messages(events: &[AdapterEvent]) -> Vec<(String, MessagePhase, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            AdapterEvent::MessageCompleted {
+                item_id,
+                phase,
+                text,
+            } => Some((item_id.clone(), *phase, text.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text of the last final-answer message.
+pub fn final_answer(events: &[AdapterEvent]) -> Option<String> {
+    completed_messages(events)
+        .into_iter()
+        .rev()
+        .find(|(_, phase, _)| *phase == MessagePhase::FinalAnswer)
+        .map(|(_, _, text)| text)
+}
+
+/// Asserts that the Turn completed.
+#[track_caller]
+pub fn assert_completed(events: &[AdapterEvent]) {
+    assert!(
+        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
+        "{events:?}"
+    );
+}
+
+/// Asserts that the Turn was cancelled.
+#[track_caller]
+pub fn assert_cancelled(events: &[AdapterEvent]) {
+    assert!(
+        matches!(events.last(), Some(AdapterEvent::Cancelled { .. })),
+        "{events:?}"
+    );
+}
+
+/// Asserts that the Turn failed with `code`.
+#[track_caller]
+pub fn assert_failed(events: &[AdapterEvent], code: &str) {
+    assert!(
+        matches!(events.last(), Some(AdapterEvent::Failed { code: c, .. }) if c == code),
+        "{events:?}"
+    );
+}
+
+/// Asserts that `call_id` was abandoned.
+#[track_caller]
+pub fn assert_abandoned(events: &[AdapterEvent], call_id: &str) {
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, AdapterEvent::CallAbandoned { call_id: c } if c == call_id)),
+        "{events:?}"
+    );
+}
+
+/// Asserts that `call_id`'s result was observed applied.
+#[track_caller]
+pub fn assert_applied(events: &[AdapterEvent], call_id: &str) {
+    assert!(
+        events.iter().any(
+            |e| matches!(e, AdapterEvent::FunctionResultApplied { call_id: c } if c == call_id)
+        ),
+        "{events:?}"
+    );
+}
