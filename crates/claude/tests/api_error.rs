@@ -6,38 +6,29 @@ mod support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario};
-use switchboard_protocol::{AdapterEvent, ExecutionControls};
+use switchboard_protocol::ExecutionControls;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_provider_error_fails_the_turn() {
     let Some(binary) = claude_binary("a_provider_error_fails_the_turn") else {
         return;
     };
-    let model = mock_model(Some(Scenario::new(vec![
+    let scenario = Scenario::new(vec![
         on_request(1, Reply::error(500, "boom")),
         on_request(2, Reply::error(429, "slow down")),
-    ])))
-    .await;
-    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (_state, executor) = prepare(binary, config).await;
+    ]);
+    let session = session(binary, Some(scenario), vec![], ExecutionControls::default()).await;
 
     for (n, code) in [(1, "server_error"), (2, "rate_limit_exceeded")] {
-        let mut turn = executor.start_turn(user_turn(n, "hello")).await.unwrap();
+        let mut turn = session.turn(n, "hello").await;
         let events = until_terminal(&mut turn).await;
-        match events.last() {
-            Some(AdapterEvent::Failed {
-                code: got, message, ..
-            }) => {
-                assert_eq!(got, code, "{message}");
-            }
-            other => panic!("expected a failed Turn, got {other:?}"),
-        }
+        assert_failed(&events, code);
         // claude's own "API Error: …" text is not a message of the model.
         assert!(completed_messages(&events).is_empty(), "{events:?}");
     }
-    assert_eq!(model_calls(&model.journal()).len(), 2, "no retries");
+    assert_eq!(session.model_calls().len(), 2, "no retries");
 
-    let mut turn = executor.start_turn(user_turn(3, "again")).await.unwrap();
+    let mut turn = session.turn(3, "again").await;
     let events = until_terminal(&mut turn).await;
     assert_eq!(final_answer(&events).as_deref(), Some("ECHO: again"));
 }

@@ -6,27 +6,11 @@
 mod support;
 
 use support::*;
-use switchboard_protocol::{AdapterEvent, ExecutionControls, Receipt, SessionExecutor};
+use switchboard_protocol::{AdapterEvent, ExecutionControls, SessionExecutor};
 
 async fn run_turn(executor: &dyn SessionExecutor, n: u32, text: &str) -> Vec<AdapterEvent> {
     let mut turn = executor.start_turn(user_turn(n, text)).await.unwrap();
-    let mut events = Vec::new();
-    loop {
-        let event = next_event(&mut turn).await;
-        if let AdapterEvent::FunctionCall { call_id, .. } = &event {
-            assert_eq!(
-                turn.control
-                    .submit_function_result(call_id, text_result(&format!("weather #{n}")))
-                    .await,
-                Receipt::Confirmed
-            );
-        }
-        let terminal = event.is_terminal();
-        events.push(event);
-        if terminal {
-            return events;
-        }
-    }
+    until_terminal_answering(&mut turn, |_, _| text_result(&format!("weather #{n}"))).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -63,7 +47,7 @@ async fn evicted_session_resumes_its_history_and_functions() {
 
     // A new executor on the same state directory: what a restarted Runtime does.
     drop(executor);
-    let again = prepare_in(binary, config, state.path()).await;
+    let again = prepare_in(&adapter(binary), config, state.path()).await;
     assert_eq!(again.native_session_id().as_deref(), Some(session.as_str()));
     let third = run_turn(again.as_ref(), 3, "And the day after?").await;
     assert_eq!(final_answer(&third).as_deref(), Some("FINAL: weather #3"));

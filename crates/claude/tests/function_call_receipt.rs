@@ -5,7 +5,7 @@
 mod support;
 
 use support::*;
-use switchboard_mock_model::{Reply, Rule, Scenario, ToolCall, When};
+use switchboard_mock_model::{Reply, Scenario, ToolCall};
 use switchboard_protocol::{AdapterEvent, ExecutionControls, Receipt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -14,48 +14,24 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         return;
     };
     let arguments = r#"{"city":"Paris","days":2.5}"#;
-    let model = mock_model(Some(Scenario::new(vec![Rule::new(
-        When {
-            request: Some(1),
-            ..When::default()
-        },
-        Reply::tool_calls(vec![
-            ToolCall::new(
-                "mcp__functions__get_weather",
-                serde_json::from_str(arguments).unwrap(),
-            )
-            .id("toolu_weather_1"),
-        ]),
-    )])))
-    .await;
-    let config = configuration(
-        &model.base_url(),
+    let call = ToolCall::new(
+        "mcp__functions__get_weather",
+        serde_json::from_str(arguments).unwrap(),
+    )
+    .id("toolu_weather_1");
+    let scenario = Scenario::new(vec![on_request(1, Reply::tool_calls(vec![call]))]);
+    let session = session(
+        binary,
+        Some(scenario),
         vec![get_weather()],
         ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
+    )
+    .await;
 
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather in Paris?"))
-        .await
-        .unwrap();
-    let call_id = loop {
-        match next_event(&mut turn).await {
-            AdapterEvent::FunctionCall {
-                call_id,
-                name,
-                arguments: got,
-            } => {
-                assert_eq!(name, "get_weather");
-                assert_eq!(got, arguments, "arguments keep their JSON text");
-                break call_id;
-            }
-            AdapterEvent::FunctionResultApplied { .. } | AdapterEvent::CallAbandoned { .. } => {
-                panic!("call state before the call")
-            }
-            event => assert!(!event.is_terminal(), "{event:?}"),
-        }
-    };
+    let mut turn = session.turn(1, "Weather in Paris?").await;
+    let (call_id, name, got) = first_call(&mut turn).await;
+    assert_eq!(name, "get_weather");
+    assert_eq!(got, arguments, "arguments keep their JSON text");
     assert_eq!(
         call_id, "toolu_weather_1",
         "the call id is the model's tool-use id"
@@ -74,38 +50,24 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
     assert!(matches!(again, Receipt::Refused { .. }), "{again:?}");
 
     let events = until_terminal(&mut turn).await;
-    assert!(
-        events.iter().any(
-            |e| matches!(e, AdapterEvent::FunctionResultApplied { call_id: c } if *c == call_id)
-        ),
-        "{events:?}"
-    );
+    assert_applied(&events, &call_id);
     assert_eq!(
         final_answer(&events).as_deref(),
         Some("FINAL: sunny, 21.0 C")
     );
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
+    assert_completed(&events);
 
     // The Turn's usage is the sum of what the provider reported for its two requests.
-    let calls = model_calls(&model.journal());
-    let reported = |key: &str| {
-        calls
-            .iter()
-            .map(|c| c["reply"]["usage"][key].as_u64().unwrap())
-            .sum::<u64>()
-    };
+    let calls = session.model_calls();
     let Some(AdapterEvent::Completed { usage: Some(usage) }) = events.last() else {
         panic!("{events:?}")
     };
-    assert_eq!(usage.input_tokens, reported("input_tokens"));
-    assert_eq!(usage.output_tokens, reported("output_tokens"));
+    assert_eq!(usage.input_tokens, reported_usage(&calls, "input_tokens"));
+    assert_eq!(usage.output_tokens, reported_usage(&calls, "output_tokens"));
 
     // What the model endpoint received: the function as an MCP tool with its schema, then the
     // result under the same tool-use id.
-    let requests = model_requests(&model.journal());
+    let requests = session.model_requests();
     assert_eq!(requests.len(), 2);
     let tool = requests[0]["tools"]
         .as_array()
@@ -119,14 +81,8 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         tool["input_schema"]["required"],
         serde_json::json!(["city"])
     );
-    let last = requests[1]["messages"].as_array().unwrap().last().unwrap();
-    let result = last["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["type"] == "tool_result")
-        .unwrap();
+    let result = last_tool_result(&requests[1]);
     assert_eq!(result["tool_use_id"], "toolu_weather_1");
     assert_eq!(result["content"][0]["text"], "sunny, 21.0 C");
-    model.shutdown().await;
+    session.model.shutdown().await;
 }

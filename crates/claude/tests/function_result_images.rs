@@ -5,10 +5,7 @@
 mod support;
 
 use support::*;
-use switchboard_mock_model::{Reply, Scenario, ToolCall};
-use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
-};
+use switchboard_protocol::{FunctionOutput, FunctionResultContent, InputPart, Receipt};
 
 /// A 2×2 red PNG.
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==";
@@ -18,25 +15,8 @@ async fn an_image_result_is_confirmed_and_reaches_the_model() {
     let Some(binary) = claude_binary("an_image_result_is_confirmed_and_reaches_the_model") else {
         return;
     };
-    let model = mock_model(Some(Scenario::new(vec![on_request(
-        1,
-        Reply::tool_calls(vec![ToolCall::new(
-            "mcp__functions__get_weather",
-            serde_json::json!({"city": "Rome"}),
-        )]),
-    )])))
-    .await;
-    let config = configuration(
-        &model.base_url(),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Show me the weather map"))
-        .await
-        .unwrap();
-    let call_id = next_call_id(&mut turn).await;
+    let (session, mut turn, call_id) =
+        pending_weather_call(binary, "Rome", "Show me the weather map").await;
     let result = FunctionResultContent {
         success: true,
         output: Some(FunctionOutput::Parts(vec![
@@ -56,20 +36,9 @@ async fn an_image_result_is_confirmed_and_reaches_the_model() {
         turn.control.submit_function_result(&call_id, result).await,
         Receipt::Confirmed
     );
-    let events = until_terminal(&mut turn).await;
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
+    assert_completed(&until_terminal(&mut turn).await);
 
-    let requests = model_requests(&model.journal());
-    let last = requests[1]["messages"].as_array().unwrap().last().unwrap();
-    let content = last["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["type"] == "tool_result")
-        .unwrap()["content"]
+    let content = last_tool_result(&session.model_requests()[1])["content"]
         .as_array()
         .unwrap()
         .clone();
@@ -77,5 +46,5 @@ async fn an_image_result_is_confirmed_and_reaches_the_model() {
     assert_eq!(content[1]["type"], "image");
     assert_eq!(content[1]["source"]["type"], "base64");
     assert_eq!(content.last().unwrap()["text"], "legend: red is hot");
-    model.shutdown().await;
+    session.model.shutdown().await;
 }

@@ -5,35 +5,15 @@
 mod support;
 
 use support::*;
-use switchboard_mock_model::{Reply, Scenario, ToolCall};
-use switchboard_protocol::{
-    AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
-};
+use switchboard_protocol::{FunctionOutput, FunctionResultContent, InputPart, Receipt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn undeliverable_results_leave_the_call_pending() {
     let Some(binary) = claude_binary("undeliverable_results_leave_the_call_pending") else {
         return;
     };
-    let model = mock_model(Some(Scenario::new(vec![on_request(
-        1,
-        Reply::tool_calls(vec![ToolCall::new(
-            "mcp__functions__get_weather",
-            serde_json::json!({"city": "Oslo"}),
-        )]),
-    )])))
-    .await;
-    let config = configuration(
-        &model.base_url(),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather in Oslo?"))
-        .await
-        .unwrap();
-    let call_id = next_call_id(&mut turn).await;
+    let (session, mut turn, call_id) =
+        pending_weather_call(binary, "Oslo", "Weather in Oslo?").await;
 
     let unknown = turn
         .control
@@ -68,9 +48,6 @@ async fn undeliverable_results_leave_the_call_pending() {
     assert_eq!(receipt, Receipt::Confirmed);
     let events = until_terminal(&mut turn).await;
     assert_eq!(final_answer(&events).as_deref(), Some("FINAL: snow"));
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
-    model.shutdown().await;
+    assert_completed(&events);
+    session.model.shutdown().await;
 }

@@ -9,9 +9,9 @@ mod support;
 use std::time::Duration;
 
 use support::*;
-use switchboard_mock_model::{Reply, Scenario, ToolCall};
+use switchboard_mock_model::{Reply, Scenario};
 use switchboard_protocol::messages::MessagePhase;
-use switchboard_protocol::{AdapterEvent, ExecutionControls, InputPart, Receipt};
+use switchboard_protocol::{ExecutionControls, InputPart, Receipt};
 
 fn steer_text(text: &str) -> Vec<InputPart> {
     vec![InputPart::InputText { text: text.into() }]
@@ -22,25 +22,8 @@ async fn a_steer_joins_the_running_turn() {
     let Some(binary) = claude_binary("a_steer_joins_the_running_turn") else {
         return;
     };
-    let model = mock_model(Some(Scenario::new(vec![on_request(
-        1,
-        Reply::tool_calls(vec![ToolCall::new(
-            "mcp__functions__get_weather",
-            serde_json::json!({"city": "Nice"}),
-        )]),
-    )])))
-    .await;
-    let config = configuration(
-        &model.base_url(),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather in Nice?"))
-        .await
-        .unwrap();
-    let call_id = next_call_id(&mut turn).await;
+    let (session, mut turn, call_id) =
+        pending_weather_call(binary, "Nice", "Weather in Nice?").await;
     turn.control
         .steer(steer_text("STEERED: and tomorrow too"))
         .await
@@ -53,12 +36,8 @@ async fn a_steer_joins_the_running_turn() {
             .await,
         Receipt::Confirmed
     );
-    let events = until_terminal(&mut turn).await;
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
-    let requests = model_requests(&model.journal());
+    assert_completed(&until_terminal(&mut turn).await);
+    let requests = session.model_requests();
     assert_eq!(requests.len(), 2, "one native turn: call, then answer");
     assert!(
         requests[1]["messages"]
@@ -72,21 +51,13 @@ async fn a_late_steer_extends_the_turn() {
     let Some(binary) = claude_binary("a_late_steer_extends_the_turn") else {
         return;
     };
-    let model = mock_model(Some(Scenario::new(vec![
+    let scenario = Scenario::new(vec![
         on_request(1, Reply::text("first answer").delay_ms(1500)),
         on_request(2, Reply::text("answer to the steer")),
-    ])))
-    .await;
-    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor.start_turn(user_turn(1, "hello")).await.unwrap();
-    tokio::time::timeout(WAIT, async {
-        while model_calls(&model.journal()).is_empty() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await
-    .expect("claude never called the model");
+    ]);
+    let session = session(binary, Some(scenario), vec![], ExecutionControls::default()).await;
+    let mut turn = session.turn(1, "hello").await;
+    session.wait_for_model_call().await;
     turn.control
         .steer(steer_text("STEERED: one more thing"))
         .await
@@ -94,10 +65,7 @@ async fn a_late_steer_extends_the_turn() {
     let events = until_terminal(&mut turn).await;
     let terminals = events.iter().filter(|e| e.is_terminal()).count();
     assert_eq!(terminals, 1);
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
+    assert_completed(&events);
     let messages = completed_messages(&events);
     let phases: Vec<_> = messages
         .iter()
@@ -111,7 +79,7 @@ async fn a_late_steer_extends_the_turn() {
         ]
     );
     // The next Turn is a Turn of its own, not a leftover of this one.
-    let mut next = executor.start_turn(user_turn(2, "bye")).await.unwrap();
+    let mut next = session.turn(2, "bye").await;
     let events = until_terminal(&mut next).await;
     assert_eq!(final_answer(&events).as_deref(), Some("ECHO: bye"));
 }

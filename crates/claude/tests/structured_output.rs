@@ -7,8 +7,8 @@ mod support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, ToolCall};
+use switchboard_protocol::AdapterEvent;
 use switchboard_protocol::messages::MessagePhase;
-use switchboard_protocol::{AdapterEvent, ExecutionControls, OutputFormat};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_answer_is_the_native_result_text() {
@@ -20,25 +20,17 @@ async fn the_answer_is_the_native_result_text() {
     reply.tool_calls = vec![
         ToolCall::new("StructuredOutput", serde_json::from_str(answer).unwrap()).id("toolu_answer"),
     ];
-    let model = mock_model(Some(Scenario::new(vec![on_request(1, reply)]))).await;
     let schema = r#"{"type":"object","properties":{"answer":{"type":"string"},"confidence":{"type":"number","maximum":10.50},"tags":{"type":"array","items":{"type":"string"}},"nested":{"type":"object"}},"required":["answer","confidence"]}"#;
-    let controls = ExecutionControls {
-        output_format: Some(OutputFormat::json_schema(
-            serde_json::from_str(schema).unwrap(),
-        )),
-        ..Default::default()
-    };
-    let config = configuration(&model.base_url(), vec![], controls);
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Answer in structure"))
-        .await
-        .unwrap();
+    let session = session(
+        binary,
+        Some(Scenario::new(vec![on_request(1, reply)])),
+        vec![],
+        output_schema(serde_json::from_str(schema).unwrap()),
+    )
+    .await;
+    let mut turn = session.turn(1, "Answer in structure").await;
     let events = until_terminal(&mut turn).await;
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
+    assert_completed(&events);
 
     let messages = completed_messages(&events);
     assert_eq!(
@@ -83,7 +75,7 @@ async fn the_answer_is_the_native_result_text() {
     assert_eq!(answer_events.len(), 3);
 
     // Byte for byte what the model produced as the StructuredOutput call's arguments.
-    let calls = model_calls(&model.journal());
+    let calls = session.model_calls();
     assert_eq!(
         calls.len(),
         1,
@@ -102,7 +94,7 @@ async fn the_answer_is_the_native_result_text() {
         tool["input_schema"]["required"],
         serde_json::json!(["answer", "confidence"])
     );
-    model.shutdown().await;
+    session.model.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -111,19 +103,16 @@ async fn a_turn_without_structured_output_fails() {
         return;
     };
     // The model never calls the StructuredOutput tool, however often claude asks.
-    let model = mock_model(Some(Scenario::new(vec![Reply::text("plain prose").into()]))).await;
-    let controls = ExecutionControls {
-        output_format: Some(OutputFormat::json_schema(
+    let session = session(
+        binary,
+        Some(Scenario::new(vec![Reply::text("plain prose").into()])),
+        vec![],
+        output_schema(
             serde_json::json!({"type": "object", "properties": {"a": {"type": "string"}}}),
-        )),
-        ..Default::default()
-    };
-    let config = configuration(&model.base_url(), vec![], controls);
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Answer in structure"))
-        .await
-        .unwrap();
+        ),
+    )
+    .await;
+    let mut turn = session.turn(1, "Answer in structure").await;
     let events = until_terminal(&mut turn).await;
     assert!(
         matches!(events.last(), Some(AdapterEvent::Failed { .. })),
@@ -134,5 +123,5 @@ async fn a_turn_without_structured_output_fails() {
         None,
         "prose never becomes the answer"
     );
-    model.shutdown().await;
+    session.model.shutdown().await;
 }

@@ -14,17 +14,12 @@ async fn a_text_answer_streams_with_usage() {
     let Some(binary) = claude_binary("a_text_answer_streams_with_usage") else {
         return;
     };
-    let model = mock_model(Some(Scenario::new(vec![on_request(
+    let scenario = Scenario::new(vec![on_request(
         1,
         Reply::text("The answer is forty-two.").deltas(3),
-    )])))
-    .await;
-    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "What is the answer?"))
-        .await
-        .unwrap();
+    )]);
+    let session = session(binary, Some(scenario), vec![], ExecutionControls::default()).await;
+    let mut turn = session.turn(1, "What is the answer?").await;
     let events = until_terminal(&mut turn).await;
 
     let deltas: Vec<&str> = events
@@ -50,7 +45,7 @@ async fn a_text_answer_streams_with_usage() {
     );
 
     // Usage is the provider's own count for the Turn's request.
-    let journal = model.journal();
+    let journal = session.model.journal();
     let calls = model_calls(&journal);
     assert_eq!(calls.len(), 1);
     let reported = &calls[0]["reply"]["usage"];
@@ -90,5 +85,5 @@ async fn a_text_answer_streams_with_usage() {
             "unexpected request {path}"
         );
     }
-    model.shutdown().await;
+    session.model.shutdown().await;
 }

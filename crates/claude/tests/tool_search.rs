@@ -6,7 +6,7 @@ mod support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, ToolCall};
-use switchboard_protocol::{AdapterEvent, ExecutionControls, FunctionToolSpec, Receipt};
+use switchboard_protocol::{ExecutionControls, FunctionToolSpec, Receipt, SessionConfiguration};
 
 fn lookup() -> FunctionToolSpec {
     FunctionToolSpec {
@@ -24,31 +24,22 @@ async fn the_model_loads_a_deferred_function_and_calls_it() {
     };
     // First request: load the deferred function. Then the mock's default calls what
     // ToolSearch loaded, and answers with its output.
-    let model = mock_model(Some(Scenario::new(vec![on_request(
-        1,
-        Reply::tool_calls(vec![ToolCall::new(
-            "ToolSearch",
-            serde_json::json!({"query": "select:mcp__functions__lookup_record", "max_results": 5}),
-        )]),
-    )])))
-    .await;
-    let mut config = configuration(
-        &model.base_url(),
-        vec![get_weather(), lookup()],
-        ExecutionControls::default(),
+    let load = ToolCall::new(
+        "ToolSearch",
+        serde_json::json!({"query": "select:mcp__functions__lookup_record", "max_results": 5}),
     );
-    config.tool_search = true;
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Find record 7"))
-        .await
-        .unwrap();
-    let (call_id, name) = loop {
-        match next_event(&mut turn).await {
-            AdapterEvent::FunctionCall { call_id, name, .. } => break (call_id, name),
-            event => assert!(!event.is_terminal(), "{event:?}"),
-        }
-    };
+    let scenario = Scenario::new(vec![on_request(1, Reply::tool_calls(vec![load]))]);
+    let session = session_with(binary, Some(scenario), |base_url| SessionConfiguration {
+        tool_search: true,
+        ..configuration(
+            base_url,
+            vec![get_weather(), lookup()],
+            ExecutionControls::default(),
+        )
+    })
+    .await;
+    let mut turn = session.turn(1, "Find record 7").await;
+    let (call_id, name, _) = first_call(&mut turn).await;
     assert_eq!(name, "lookup_record");
     assert_eq!(
         turn.control
@@ -62,7 +53,7 @@ async fn the_model_loads_a_deferred_function_and_calls_it() {
         Some("FINAL: record 7: blue")
     );
 
-    let requests = model_requests(&model.journal());
+    let requests = session.model_requests();
     assert_eq!(requests.len(), 3);
     let first = offered_tools(&requests[0]);
     assert!(first.contains(&"ToolSearch".to_owned()), "{first:?}");
@@ -79,5 +70,5 @@ async fn the_model_loads_a_deferred_function_and_calls_it() {
         second.contains(&"mcp__functions__lookup_record".to_owned()),
         "loaded: {second:?}"
     );
-    model.shutdown().await;
+    session.model.shutdown().await;
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use support::*;
 use switchboard_claude::ClaudeAdapter;
 use switchboard_mock_model::{Reply, Scenario};
-use switchboard_protocol::{Adapter, AdapterEvent, ExecutionControls, PrepareRequest};
+use switchboard_protocol::ExecutionControls;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_deadline_fails_a_hanging_turn() {
@@ -20,22 +20,11 @@ async fn the_deadline_fails_a_hanging_turn() {
         Reply::text("never").delay_ms(60_000),
     )])))
     .await;
-    let state = tempfile::tempdir_in(state_parent()).unwrap();
     let adapter = ClaudeAdapter::new(binary).with_turn_deadline(Duration::from_secs(3));
-    let executor = adapter
-        .prepare(PrepareRequest {
-            session_id: "sess_deadline".into(),
-            configuration: configuration(&model.base_url(), vec![], ExecutionControls::default()),
-            state_dir: state.path().to_owned(),
-        })
-        .await
-        .unwrap();
+    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
+    let (_state, executor) = prepare_fresh(&adapter, config, "claude").await;
     let mut turn = executor.start_turn(user_turn(1, "hang")).await.unwrap();
-    let events = until_terminal(&mut turn).await;
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Failed { code, .. }) if code == "request_timeout"),
-        "{events:?}"
-    );
+    assert_failed(&until_terminal(&mut turn).await, "request_timeout");
     let mut next = executor.start_turn(user_turn(2, "again")).await.unwrap();
     let events = until_terminal(&mut next).await;
     assert_eq!(final_answer(&events).as_deref(), Some("ECHO: again"));

@@ -4,7 +4,7 @@
 mod support;
 
 use support::*;
-use switchboard_protocol::{AdapterEvent, ExecutionControls, InputPart, TurnRequest};
+use switchboard_protocol::{ExecutionControls, InputPart, TurnRequest};
 
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==";
 
@@ -13,9 +13,7 @@ async fn input_images_reach_the_model() {
     let Some(binary) = claude_binary("input_images_reach_the_model") else {
         return;
     };
-    let model = mock_model(None).await;
-    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (_state, executor) = prepare(binary, config).await;
+    let session = session(binary, None, vec![], ExecutionControls::default()).await;
     let turn = TurnRequest {
         run_id: "run_1".into(),
         turn_id: "turn_1".into(),
@@ -31,13 +29,10 @@ async fn input_images_reach_the_model() {
             },
         ],
     };
-    let mut turn = executor.start_turn(turn).await.unwrap();
+    let mut turn = session.executor.start_turn(turn).await.unwrap();
     let events = until_terminal(&mut turn).await;
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
-    let requests = model_requests(&model.journal());
+    assert_completed(&events);
+    let requests = session.model_requests();
     let first_user = requests[0]["messages"]
         .as_array()
         .unwrap()
@@ -53,5 +48,5 @@ async fn input_images_reach_the_model() {
     assert_eq!(images[0]["source"]["data"], PNG);
     assert_eq!(images[1]["source"]["type"], "url");
     assert_eq!(images[1]["source"]["url"], "https://example.com/cat.png");
-    model.shutdown().await;
+    session.model.shutdown().await;
 }

@@ -5,29 +5,14 @@
 mod support;
 
 use support::*;
-use switchboard_protocol::configuration::{ContextSize, WebSearchMode};
-use switchboard_protocol::{AdapterEvent, ExecutionControls, WebSearchControl};
+use switchboard_protocol::configuration::WebSearchMode;
 
-async fn offered(binary: std::path::PathBuf, web_search: Option<WebSearchMode>) -> Vec<String> {
-    let model = mock_model(None).await;
-    let controls = ExecutionControls {
-        web_search: web_search.map(|mode| WebSearchControl {
-            mode,
-            context_size: ContextSize::Medium,
-            allowed_domains: None,
-            location: None,
-        }),
-        ..Default::default()
-    };
-    let config = configuration(&model.base_url(), vec![], controls);
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor.start_turn(user_turn(1, "hello")).await.unwrap();
-    let events = until_terminal(&mut turn).await;
-    assert!(
-        matches!(events.last(), Some(AdapterEvent::Completed { .. })),
-        "{events:?}"
-    );
-    let requests = model_requests(&model.journal());
+async fn offered(binary: std::path::PathBuf, mode: Option<WebSearchMode>) -> Vec<String> {
+    let controls = mode.map(web_search).unwrap_or_default();
+    let session = session(binary, None, vec![], controls).await;
+    let mut turn = session.turn(1, "hello").await;
+    assert_completed(&until_terminal(&mut turn).await);
+    let requests = session.model_requests();
     assert_eq!(requests.len(), 1);
     offered_tools(&requests[0])
 }

@@ -1,73 +1,34 @@
-//! Test support: find the pinned claude binary, start the project's mock model, build configs,
-//! and read Turns.
+//! Test support: find the pinned claude binary, run Sessions on the project's mock model, build
+//! configs, and read what the model was sent. What is not claude's (bounded event reads, the
+//! mock model, …) is the adapter kit's `test_support`, re-exported here.
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
 use switchboard_claude::ClaudeAdapter;
-use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario, When};
-use switchboard_protocol::configuration::{HarnessId, ProviderProtocol};
-use switchboard_protocol::messages::MessagePhase;
+use switchboard_mock_model::{MockModel, Reply, Scenario, ToolCall};
+use switchboard_protocol::configuration::{
+    ContextSize, HarnessId, ProviderProtocol, WebSearchMode,
+};
 use switchboard_protocol::{
-    Adapter, AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent,
-    FunctionToolSpec, InputPart, ModelProviderConfig, PrepareRequest, SessionConfiguration,
-    SessionExecutor, TurnHandle, TurnRequest,
+    ExecutionControls, FunctionToolSpec, ModelProviderConfig, SessionConfiguration,
+    SessionExecutor, TurnHandle, WebSearchControl,
 };
 
-/// Bound on any single wait in these tests.
-pub const WAIT: Duration = Duration::from_secs(60);
+pub use switchboard_adapter_kit::test_support::*;
 
 /// The claude binary, or `None` (with a loud SKIPPED line) outside CI when it is not installed.
 /// In CI (`CI=true`) a missing binary fails the test.
 pub fn claude_binary(test: &str) -> Option<PathBuf> {
-    let repo_root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    if let Some(path) = switchboard_claude::binary::locate(&repo_root) {
-        return Some(path);
-    }
-    let message = format!(
-        "claude binary not found (set {} or run scripts/install-harnesses.sh)",
-        switchboard_claude::binary::BINARY_ENV
-    );
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{message}");
-    }
-    eprintln!("SKIPPED {test}: {message}");
-    None
+    binary_or_skip(test, "claude", &switchboard_claude::binary::PINNED)
 }
 
-/// The mock model with `scenario` (`None`: its built-in default).
-pub async fn mock_model(scenario: Option<Scenario>) -> MockModel {
-    let config = match scenario {
-        Some(scenario) => MockConfig::loopback().with_scenario(scenario),
-        None => MockConfig::loopback(),
-    };
-    MockModel::start(config).await.expect("mock model starts")
-}
-
-/// A rule for the `n`-th model request (1-based).
-pub fn on_request(n: u64, reply: Reply) -> Rule {
-    Rule::new(
-        When {
-            request: Some(n),
-            ..When::default()
-        },
-        reply,
-    )
-}
-
-pub fn get_weather() -> FunctionToolSpec {
-    FunctionToolSpec {
-        name: "get_weather".into(),
-        description: "Get the weather for a city".into(),
-        parameters: serde_json::from_str(
-            r#"{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"number","maximum":10.50}},"required":["city"],"additionalProperties":false}"#,
-        )
-        .unwrap(),
-        defer_loading: false,
-    }
+/// The adapter the tests use (a Turn deadline below the tests' own bound).
+pub fn adapter(binary: PathBuf) -> ClaudeAdapter {
+    ClaudeAdapter::new(binary).with_turn_deadline(Duration::from_secs(45))
 }
 
 pub fn configuration(
@@ -94,115 +55,118 @@ pub fn configuration(
     }
 }
 
-/// Prepares an executor in a fresh state directory (kept alive by the returned guard). The
-/// guard comes first so that `let (_state, executor) = …` drops the executor, and with it the
-/// claude process, before the directory is removed.
+/// Execution controls with web search in `mode` (the only context size claude takes).
+pub fn web_search(mode: WebSearchMode) -> ExecutionControls {
+    ExecutionControls {
+        web_search: Some(WebSearchControl {
+            mode,
+            context_size: ContextSize::Medium,
+            allowed_domains: None,
+            location: None,
+        }),
+        ..Default::default()
+    }
+}
+
+/// Prepares an executor in a fresh state directory (see [`prepare_fresh`]).
 pub async fn prepare(
     binary: PathBuf,
     config: SessionConfiguration,
 ) -> (tempfile::TempDir, Box<dyn SessionExecutor>) {
-    let state = tempfile::Builder::new()
-        .prefix("claude-session-")
-        .tempdir_in(state_parent())
-        .unwrap();
-    let executor = prepare_in(binary, config, state.path()).await;
-    (state, executor)
+    prepare_fresh(&adapter(binary), config, "claude").await
 }
 
-/// Prepares an executor on an existing state directory.
-pub async fn prepare_in(
+/// A Session on the mock model. The fields drop in order: the executor (and its claude)
+/// first, then its state directory, then the model.
+pub struct MockSession {
+    pub executor: Box<dyn SessionExecutor>,
+    pub state: tempfile::TempDir,
+    pub model: MockModel,
+}
+
+/// Starts the mock model with `scenario` (`None`: its default) and prepares a Session on it with
+/// `functions` and `controls`.
+pub async fn session(
     binary: PathBuf,
-    config: SessionConfiguration,
-    state_dir: &Path,
-) -> Box<dyn SessionExecutor> {
-    let adapter = ClaudeAdapter::new(binary).with_turn_deadline(Duration::from_secs(45));
-    let request = PrepareRequest {
-        session_id: "sess_test".into(),
-        configuration: config,
-        state_dir: state_dir.to_owned(),
-    };
-    tokio::time::timeout(WAIT, adapter.prepare(request))
-        .await
-        .expect("prepare timed out")
-        .expect("prepare")
+    scenario: Option<Scenario>,
+    functions: Vec<FunctionToolSpec>,
+    controls: ExecutionControls,
+) -> MockSession {
+    session_with(binary, scenario, |base_url| {
+        configuration(base_url, functions, controls)
+    })
+    .await
 }
 
-/// State directories live under the target dir, next to the build, not in the shared /tmp.
-pub fn state_parent() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/claude-test-state");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The next event, bounded.
-pub async fn next_event(turn: &mut TurnHandle) -> AdapterEvent {
-    tokio::time::timeout(WAIT, turn.events.recv())
-        .await
-        .expect("timed out waiting for an adapter event")
-        .expect("event stream closed before a terminal event")
-}
-
-/// Root Turn `n` (`run_n`/`turn_n`) with one text part.
-pub fn user_turn(n: u32, text: &str) -> TurnRequest {
-    TurnRequest {
-        run_id: format!("run_{n}"),
-        turn_id: format!("turn_{n}"),
-        input: vec![InputPart::InputText { text: text.into() }],
+/// [`session`] with the configuration `config(base_url)`.
+pub async fn session_with(
+    binary: PathBuf,
+    scenario: Option<Scenario>,
+    config: impl FnOnce(&str) -> SessionConfiguration,
+) -> MockSession {
+    let model = mock_model(scenario).await;
+    let (state, executor) = prepare(binary, config(&model.base_url())).await;
+    MockSession {
+        executor,
+        state,
+        model,
     }
 }
 
-pub fn text_result(text: &str) -> FunctionResultContent {
-    FunctionResultContent {
-        success: true,
-        output: Some(FunctionOutput::Text(text.into())),
-        error: None,
+impl MockSession {
+    /// Starts root Turn `n` with one text part.
+    pub async fn turn(&self, n: u32, text: &str) -> TurnHandle {
+        self.executor.start_turn(user_turn(n, text)).await.unwrap()
     }
-}
 
-/// Skips events until the next function call; its call ID.
-pub async fn next_call_id(turn: &mut TurnHandle) -> String {
-    loop {
-        match next_event(turn).await {
-            AdapterEvent::FunctionCall { call_id, .. } => return call_id,
-            event => assert!(!event.is_terminal(), "the Turn ended first: {event:?}"),
-        }
+    /// Journal entries of model calls (`POST /v1/messages`).
+    pub fn model_calls(&self) -> Vec<Value> {
+        model_calls(&self.model.journal())
     }
-}
 
-/// Reads events until the terminal one; returns them all (terminal last).
-pub async fn until_terminal(turn: &mut TurnHandle) -> Vec<AdapterEvent> {
-    let mut events = Vec::new();
-    loop {
-        let event = next_event(turn).await;
-        let terminal = event.is_terminal();
-        events.push(event);
-        if terminal {
-            return events;
-        }
+    /// The request bodies of model calls.
+    pub fn model_requests(&self) -> Vec<Value> {
+        model_requests(&self.model.journal())
     }
-}
 
-/// The completed messages: (item id, phase, text).
-pub fn completed_messages(events: &[AdapterEvent]) -> Vec<(String, MessagePhase, String)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            AdapterEvent::MessageCompleted {
-                item_id,
-                phase,
-                text,
-            } => Some((item_id.clone(), *phase, text.clone())),
-            _ => None,
+    /// Waits until claude has called the model: a Turn is then certainly under way.
+    pub async fn wait_for_model_call(&self) {
+        tokio::time::timeout(WAIT, async {
+            while self.model_calls().is_empty() {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
         })
-        .collect()
+        .await
+        .expect("claude never called the model");
+    }
 }
 
-pub fn final_answer(events: &[AdapterEvent]) -> Option<String> {
-    completed_messages(events)
-        .into_iter()
-        .rev()
-        .find(|(_, phase, _)| *phase == MessagePhase::FinalAnswer)
-        .map(|(_, _, text)| text)
+/// The model calls the function (`get_weather` for `city`).
+pub fn weather_call(city: &str) -> Reply {
+    Reply::tool_calls(vec![ToolCall::new(
+        "mcp__functions__get_weather",
+        serde_json::json!({ "city": city }),
+    )])
+}
+
+/// A Session whose model calls `get_weather` for `city` at its first request, and its first
+/// Turn (`prompt`) with the call pending: `(session, turn, call_id)`.
+pub async fn pending_weather_call(
+    binary: PathBuf,
+    city: &str,
+    prompt: &str,
+) -> (MockSession, TurnHandle, String) {
+    let scenario = Scenario::new(vec![on_request(1, weather_call(city))]);
+    let session = session(
+        binary,
+        Some(scenario),
+        vec![get_weather()],
+        ExecutionControls::default(),
+    )
+    .await;
+    let mut turn = session.turn(1, prompt).await;
+    let call_id = next_call_id(&mut turn).await;
+    (session, turn, call_id)
 }
 
 /// Journal entries of model calls (`POST /v1/messages`).
@@ -233,4 +197,24 @@ pub fn offered_tools(body: &Value) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The `tool_result` block of a Messages request body's last message.
+pub fn last_tool_result(body: &Value) -> Value {
+    let last = body["messages"].as_array().unwrap().last().unwrap();
+    last["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["type"] == "tool_result")
+        .unwrap()
+        .clone()
+}
+
+/// The sum of `usage.<key>` the model reported over `calls`.
+pub fn reported_usage(calls: &[Value], key: &str) -> u64 {
+    calls
+        .iter()
+        .map(|c| c["reply"]["usage"][key].as_u64().unwrap())
+        .sum()
 }
