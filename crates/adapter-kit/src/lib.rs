@@ -22,6 +22,6 @@ pub mod executor;
 pub mod process;
 pub mod receipts;
 pub mod state_dir;
-pub mod turn;
 #[cfg(feature = "test-support")]
 pub mod test_support;
+pub mod turn;

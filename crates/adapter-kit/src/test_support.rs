@@ -276,6 +276,21 @@ pub fn assert_failed(events: &[AdapterEvent], code: &str) {
     );
 }
 
+/// Cancels a Turn while `call_id` is pending: the Turn ends cancelled with the call abandoned,
+/// and a result sent after the end is refused. Returns the Turn's remaining events.
+pub async fn cancel_abandons(turn: &mut TurnHandle, call_id: &str) -> Vec<AdapterEvent> {
+    turn.control.cancel().await.unwrap();
+    let events = until_terminal(turn).await;
+    assert_abandoned(&events, call_id);
+    assert_cancelled(&events);
+    let late = turn
+        .control
+        .submit_function_result(call_id, text_result("late"))
+        .await;
+    assert!(matches!(late, Receipt::Refused { .. }), "{late:?}");
+    events
+}
+
 /// Asserts that `call_id` was abandoned.
 #[track_caller]
 pub fn assert_abandoned(events: &[AdapterEvent], call_id: &str) {

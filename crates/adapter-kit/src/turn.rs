@@ -203,6 +203,24 @@ pub fn deadline_failure(usage: Option<Usage>) -> AdapterEvent {
     }
 }
 
+/// The terminal event of a Turn that the harness ended unsuccessfully: [`deadline_failure`] when
+/// the deadline interrupted it (even if the caller cancelled too), `Cancelled` when the caller
+/// did, else `failed(usage)`.
+pub fn stopped(
+    timed_out: bool,
+    cancel_requested: bool,
+    usage: Option<Usage>,
+    failed: impl FnOnce(Option<Usage>) -> AdapterEvent,
+) -> AdapterEvent {
+    if timed_out {
+        deadline_failure(usage)
+    } else if cancel_requested {
+        AdapterEvent::Cancelled { usage }
+    } else {
+        failed(usage)
+    }
+}
+
 /// Hands a function result to the Turn's driver as `command` and waits for its receipt. The
 /// driver answers every command it takes (a delivered result's wait is settled when the Turn
 /// ends), so a command it cannot take, or a dropped reply, means the Turn ended before the

@@ -346,19 +346,7 @@ pub fn result_error(result: &Value) -> (String, String, Option<u16>) {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    fn completed(out: &[AdapterEvent]) -> Vec<(String, MessagePhase, String)> {
-        out.iter()
-            .filter_map(|e| match e {
-                AdapterEvent::MessageCompleted {
-                    item_id,
-                    phase,
-                    text,
-                } => Some((item_id.clone(), *phase, text.clone())),
-                _ => None,
-            })
-            .collect()
-    }
+    use switchboard_adapter_kit::test_support::completed_messages as completed;
 
     #[test]
     fn streamed_text_then_tool_use_then_final_text() {

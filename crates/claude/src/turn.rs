@@ -28,7 +28,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use switchboard_adapter_kit::receipts::CallChange;
-use switchboard_adapter_kit::turn::{self, TurnDriver, TurnIo, deadline_failure};
+use switchboard_adapter_kit::turn::{self, TurnDriver, TurnIo, stopped};
 use switchboard_protocol::messages::{MessagePhase, Usage};
 use switchboard_protocol::{
     AdapterError, AdapterEvent, FunctionResultContent, InputPart, Receipt, TurnControl,
@@ -204,18 +204,12 @@ impl TurnDriver for Driver {
             Ending::Result(result) => result,
             Ending::InputCancelled => {
                 self.messages.finish(false, &mut out);
-                out.push(if self.timed_out {
-                    deadline_failure(usage)
-                } else if self.cancel_requested {
-                    AdapterEvent::Cancelled { usage }
-                } else {
-                    AdapterEvent::Failed {
-                        code: "server_error".into(),
-                        message: "claude cancelled the Turn's input.".into(),
-                        http_status: None,
-                        usage,
-                    }
-                });
+                out.push(self.stopped(usage, |usage| AdapterEvent::Failed {
+                    code: "server_error".into(),
+                    message: "claude cancelled the Turn's input.".into(),
+                    http_status: None,
+                    usage,
+                }));
                 return out;
             }
         };
@@ -260,11 +254,7 @@ impl TurnDriver for Driver {
             return out;
         }
         self.messages.finish(false, &mut out);
-        out.push(if self.timed_out {
-            deadline_failure(usage)
-        } else if self.cancel_requested {
-            AdapterEvent::Cancelled { usage }
-        } else {
+        out.push(self.stopped(usage, |usage| {
             let (code, message, http_status) = result_error(&result);
             AdapterEvent::Failed {
                 code,
@@ -272,7 +262,7 @@ impl TurnDriver for Driver {
                 http_status,
                 usage,
             }
-        });
+        }));
         out
     }
 
@@ -286,6 +276,15 @@ impl TurnDriver for Driver {
 }
 
 impl Driver {
+    /// The terminal event of a Turn claude ended unsuccessfully ([`stopped`]).
+    fn stopped(
+        &self,
+        usage: Option<Usage>,
+        failed: impl FnOnce(Option<Usage>) -> AdapterEvent,
+    ) -> AdapterEvent {
+        stopped(self.timed_out, self.cancel_requested, usage, failed)
+    }
+
     fn message(&mut self, message: Value, out: &mut Vec<AdapterEvent>) -> Option<Ending> {
         match message.get("type").and_then(Value::as_str) {
             Some("stream_event") => {

@@ -6,7 +6,7 @@ mod support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario};
-use switchboard_protocol::{AdapterEvent, ExecutionControls, Receipt};
+use switchboard_protocol::{AdapterEvent, ExecutionControls};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_while_the_model_hangs() {
@@ -45,25 +45,10 @@ async fn cancel_abandons_a_pending_call() {
         on_request(1, weather_call("Rome")),
         on_request(2, weather_call("Rome")),
     ]);
-    let session = session(
-        binary,
-        Some(scenario),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    )
-    .await;
+    let session = function_session(binary, scenario).await;
     let mut turn = session.turn(1, "Weather in Rome?").await;
     let call_id = next_call_id(&mut turn).await;
-    turn.control.cancel().await.unwrap();
-    let events = until_terminal(&mut turn).await;
-    assert_abandoned(&events, &call_id);
-    assert_cancelled(&events);
-    // A result after the Turn ended is not delivered.
-    let late = turn
-        .control
-        .submit_function_result(&call_id, text_result("warm"))
-        .await;
-    assert!(matches!(late, Receipt::Refused { .. }), "{late:?}");
+    cancel_abandons(&mut turn, &call_id).await;
 
     // The executor is idle again at once and runs the next Turn.
     let mut next = session.turn(2, "again").await;

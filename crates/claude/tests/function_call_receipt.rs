@@ -6,7 +6,7 @@ mod support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, ToolCall};
-use switchboard_protocol::{AdapterEvent, ExecutionControls, Receipt};
+use switchboard_protocol::{AdapterEvent, Receipt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn function_result_is_confirmed_and_reaches_the_model() {
@@ -20,13 +20,7 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
     )
     .id("toolu_weather_1");
     let scenario = Scenario::new(vec![on_request(1, Reply::tool_calls(vec![call]))]);
-    let session = session(
-        binary,
-        Some(scenario),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    )
-    .await;
+    let session = function_session(binary, scenario).await;
 
     let mut turn = session.turn(1, "Weather in Paris?").await;
     let (call_id, name, got) = first_call(&mut turn).await;

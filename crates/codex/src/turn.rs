@@ -13,7 +13,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use switchboard_adapter_kit::receipts::CallChange;
-use switchboard_adapter_kit::turn::{self, TurnDriver, TurnIo, deadline_failure};
+use switchboard_adapter_kit::turn::{self, TurnDriver, TurnIo, stopped};
 use switchboard_protocol::messages::Usage;
 use switchboard_protocol::{
     AdapterError, AdapterEvent, FunctionResultContent, InputPart, Receipt, TurnControl,
@@ -218,23 +218,23 @@ impl TurnDriver for Driver {
         let mut out = self.calls.finish_events();
         self.messages.finish(status == "completed", &mut out);
         let usage = self.usage.current();
+        let failed = |usage| {
+            let error = turn
+                .get("error")
+                .filter(|e| !e.is_null())
+                .or(self.last_error.as_ref());
+            let (code, message, http_status) = turn_error(error);
+            AdapterEvent::Failed {
+                code,
+                message,
+                http_status,
+                usage,
+            }
+        };
         out.push(match status {
             "completed" => AdapterEvent::Completed { usage },
-            "interrupted" if self.timed_out => deadline_failure(usage),
-            "interrupted" if self.cancel_requested => AdapterEvent::Cancelled { usage },
-            _ => {
-                let error = turn
-                    .get("error")
-                    .filter(|e| !e.is_null())
-                    .or(self.last_error.as_ref());
-                let (code, message, http_status) = turn_error(error);
-                AdapterEvent::Failed {
-                    code,
-                    message,
-                    http_status,
-                    usage,
-                }
-            }
+            "interrupted" => stopped(self.timed_out, self.cancel_requested, usage, failed),
+            _ => failed(usage),
         });
         out
     }

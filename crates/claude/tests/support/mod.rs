@@ -98,6 +98,17 @@ pub async fn session(
     .await
 }
 
+/// A [`session`] on `scenario` that offers `get_weather`.
+pub async fn function_session(binary: PathBuf, scenario: Scenario) -> MockSession {
+    session(
+        binary,
+        Some(scenario),
+        vec![get_weather()],
+        ExecutionControls::default(),
+    )
+    .await
+}
+
 /// [`session`] with the configuration `config(base_url)`.
 pub async fn session_with(
     binary: PathBuf,
@@ -157,13 +168,7 @@ pub async fn pending_weather_call(
     prompt: &str,
 ) -> (MockSession, TurnHandle, String) {
     let scenario = Scenario::new(vec![on_request(1, weather_call(city))]);
-    let session = session(
-        binary,
-        Some(scenario),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    )
-    .await;
+    let session = function_session(binary, scenario).await;
     let mut turn = session.turn(1, prompt).await;
     let call_id = next_call_id(&mut turn).await;
     (session, turn, call_id)
