@@ -6,6 +6,7 @@
 //! - [`binary`]: a harness pinned to one version, run as its native executable.
 //! - [`state_dir`]: a Session's state directory, hermetic and kept across evictions.
 //! - [`process`]: one hermetic native process, from spawn to shutdown.
+//! - [`jsonl`]: JSON lines on the process's stdio, and our requests waiting for answers.
 //! - [`receipts`]: a Turn's function calls and the receipts of their results.
 //! - [`turn`]: one running Turn, a single driver task with a deadline that ends exactly once.
 //! - [`executor`]: the executor's process slot, one process and one Turn at a time, evictable.
@@ -19,6 +20,7 @@
 
 pub mod binary;
 pub mod executor;
+pub mod jsonl;
 pub mod process;
 pub mod receipts;
 pub mod state_dir;

@@ -18,6 +18,9 @@
 //! - [`turn`]: the per-Turn driver: calls, steering, cancel, deadline.
 //! - [`resume`]: the native session id, `--session-id` or `--resume`.
 //! - [`executor`]: the [`SessionExecutor`](switchboard_protocol::SessionExecutor), evictable.
+//!
+//! What is not claude's (the hermetic process, the executor's process slot, the Turn loop and its
+//! deadline, the receipt table, JSON lines) is `switchboard_adapter_kit`'s.
 
 pub mod binary;
 pub mod events;

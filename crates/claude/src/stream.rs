@@ -16,16 +16,17 @@
 //! The inbound channel is unbounded because claude must never block on us, and arrival order is
 //! what the Turn relies on (a tool result follows the call's answer). A reader task owns stdout;
 //! at EOF the channel closes and every waiting control request fails with [`StreamError::Closed`].
+//! The line framing and the table of waiting requests are the adapter kit's
+//! ([`switchboard_adapter_kit::jsonl`]).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use switchboard_adapter_kit::jsonl::{self, Answer, JsonLines, LineWriter};
 use tokio::process::{ChildStdin, ChildStdout};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 use crate::functions::{FunctionServer, McpCall, McpDispatch};
 
@@ -75,14 +76,13 @@ impl PermissionPolicy {
     }
 }
 
-type Waiter = oneshot::Sender<Result<Value, StreamError>>;
-type Pending = Arc<Mutex<Option<HashMap<String, Waiter>>>>;
+/// Our control requests waiting for claude's responses, by `request_id`.
+type Pending = jsonl::Pending<String, StreamError>;
 
 /// The client side of one claude process.
 pub struct Connection {
-    stdin: tokio::sync::Mutex<ChildStdin>,
+    stdin: LineWriter,
     next_id: AtomicU64,
-    /// `None` once the reader saw EOF: later requests fail at once instead of hanging.
     pending: Pending,
 }
 
@@ -94,10 +94,10 @@ impl Connection {
         server: Arc<FunctionServer>,
         policy: PermissionPolicy,
     ) -> (Arc<Connection>, mpsc::UnboundedReceiver<Inbound>) {
-        let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
+        let pending = Pending::default();
         let (tx, rx) = mpsc::unbounded_channel();
         let connection = Arc::new(Connection {
-            stdin: tokio::sync::Mutex::new(stdin),
+            stdin: LineWriter::new(stdin),
             next_id: AtomicU64::new(1),
             pending: pending.clone(),
         });
@@ -124,35 +124,20 @@ impl Connection {
             "switchboard_{}",
             self.next_id.fetch_add(1, Ordering::Relaxed)
         );
-        let (tx, rx) = oneshot::channel();
-        {
-            let mut guard = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(map) = guard.as_mut() else {
-                return Err(StreamError::Closed);
-            };
-            map.insert(request_id.clone(), tx);
-        }
+        let Some(answer) = self.pending.register(request_id.clone()) else {
+            return Err(StreamError::Closed);
+        };
         self.write(
             &json!({"type": "control_request", "request_id": request_id, "request": request}),
         )
         .await?;
-        match tokio::time::timeout(timeout, rx).await {
-            Ok(Ok(outcome)) => outcome.map_err(|e| match e {
+        match self.pending.wait(&request_id, answer, timeout).await {
+            Answer::Answered(outcome) => outcome.map_err(|e| match e {
                 StreamError::Refused { message, .. } => StreamError::Refused { subtype, message },
                 other => other,
             }),
-            Ok(Err(_)) => Err(StreamError::Closed),
-            Err(_) => {
-                if let Some(map) = self
-                    .pending
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .as_mut()
-                {
-                    map.remove(&request_id);
-                }
-                Err(StreamError::Timeout(subtype))
-            }
+            Answer::Closed => Err(StreamError::Closed),
+            Answer::TimedOut => Err(StreamError::Timeout(subtype)),
         }
     }
 
@@ -185,18 +170,7 @@ impl Connection {
     }
 
     async fn write(&self, message: &Value) -> Result<(), StreamError> {
-        let mut line =
-            serde_json::to_vec(message).map_err(|e| StreamError::Write(e.to_string()))?;
-        line.push(b'\n');
-        let mut stdin = self.stdin.lock().await;
-        stdin
-            .write_all(&line)
-            .await
-            .map_err(|e| StreamError::Write(e.to_string()))?;
-        stdin
-            .flush()
-            .await
-            .map_err(|e| StreamError::Write(e.to_string()))
+        self.stdin.write(message).await.map_err(StreamError::Write)
     }
 }
 
@@ -210,26 +184,11 @@ struct Reader {
 
 impl Reader {
     async fn run(self, stdout: ChildStdout) {
-        let mut lines = BufReader::new(stdout).lines();
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Value>(&line) {
-                Ok(message) => self.dispatch(message).await,
-                Err(error) => tracing::warn!(%error, "claude wrote a line that is not JSON"),
-            }
+        let mut lines = JsonLines::new(stdout, "claude");
+        while let Some(message) = lines.next().await {
+            self.dispatch(message).await;
         }
-        if let Some(map) = self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-        {
-            for (_, waiter) in map {
-                let _ = waiter.send(Err(StreamError::Closed));
-            }
-        }
+        self.pending.close(|| StreamError::Closed);
     }
 
     async fn dispatch(&self, mut message: Value) {
@@ -258,13 +217,9 @@ impl Reader {
         let Some(request_id) = response.get("request_id").and_then(Value::as_str) else {
             return;
         };
-        let waiter = self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_mut()
-            .and_then(|map| map.remove(request_id));
-        let Some(waiter) = waiter else { return };
+        let Some(waiter) = self.pending.take(request_id) else {
+            return;
+        };
         let outcome = if response.get("subtype").and_then(Value::as_str) == Some("success") {
             Ok(response
                 .get_mut("response")

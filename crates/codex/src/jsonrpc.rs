@@ -10,17 +10,17 @@
 //! channel: codex must never block on us, and their relative order is what the Turn logic
 //! relies on (a tool call request precedes its `item/completed`). A reader task owns stdout; when
 //! the process exits the channel closes and every waiting request fails with
-//! [`RpcError::Closed`].
+//! [`RpcError::Closed`]. The line framing and the table of waiting requests are the adapter
+//! kit's ([`switchboard_adapter_kit::jsonl`]).
 
-use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use switchboard_adapter_kit::jsonl::{self, Answer, JsonLines, LineWriter};
 use tokio::process::{ChildStdin, ChildStdout};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 /// A message codex sent us that is not a response.
 #[derive(Debug, Clone)]
@@ -54,13 +54,13 @@ pub enum RpcError {
     Write(String),
 }
 
-type Pending = Arc<Mutex<Option<HashMap<i64, oneshot::Sender<Result<Value, RpcError>>>>>>;
+/// Our requests waiting for codex's responses, by JSON-RPC id.
+type Pending = jsonl::Pending<i64, RpcError>;
 
 /// The client side of one app-server connection.
 pub struct Connection {
-    stdin: tokio::sync::Mutex<ChildStdin>,
+    stdin: LineWriter,
     next_id: AtomicI64,
-    /// `None` once the reader saw EOF: later requests fail at once instead of hanging.
     pending: Pending,
 }
 
@@ -70,11 +70,11 @@ impl Connection {
         stdin: ChildStdin,
         stdout: ChildStdout,
     ) -> (Arc<Connection>, mpsc::UnboundedReceiver<Inbound>) {
-        let pending: Pending = Arc::new(Mutex::new(Some(HashMap::new())));
+        let pending = Pending::default();
         let (tx, rx) = mpsc::unbounded_channel();
         tokio::spawn(read_loop(stdout, pending.clone(), tx));
         let connection = Connection {
-            stdin: tokio::sync::Mutex::new(stdin),
+            stdin: LineWriter::new(stdin),
             next_id: AtomicI64::new(1),
             pending,
         };
@@ -89,19 +89,13 @@ impl Connection {
         timeout: Duration,
     ) -> Result<Value, RpcError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
-        {
-            let mut guard = self.pending.lock().unwrap_or_else(|e| e.into_inner());
-            let Some(map) = guard.as_mut() else {
-                return Err(RpcError::Closed);
-            };
-            map.insert(id, tx);
-        }
+        let Some(answer) = self.pending.register(id) else {
+            return Err(RpcError::Closed);
+        };
         self.write(&json!({"id": id, "method": method, "params": params}))
             .await?;
-        let outcome = tokio::time::timeout(timeout, rx).await;
-        match outcome {
-            Ok(Ok(result)) => result.map_err(|e| match e {
+        match self.pending.wait(&id, answer, timeout).await {
+            Answer::Answered(result) => result.map_err(|e| match e {
                 RpcError::Rejected {
                     code,
                     message,
@@ -115,11 +109,8 @@ impl Connection {
                 },
                 other => other,
             }),
-            Ok(Err(_)) => Err(RpcError::Closed),
-            Err(_) => {
-                self.forget(id);
-                Err(RpcError::Timeout(method.to_owned()))
-            }
+            Answer::Closed => Err(RpcError::Closed),
+            Answer::TimedOut => Err(RpcError::Timeout(method.to_owned())),
         }
     }
 
@@ -148,53 +139,18 @@ impl Connection {
             .await
     }
 
-    fn forget(&self, id: i64) {
-        if let Some(map) = self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_mut()
-        {
-            map.remove(&id);
-        }
-    }
-
     async fn write(&self, message: &Value) -> Result<(), RpcError> {
-        let mut line = serde_json::to_vec(message).map_err(|e| RpcError::Write(e.to_string()))?;
-        line.push(b'\n');
-        let mut stdin = self.stdin.lock().await;
-        stdin
-            .write_all(&line)
-            .await
-            .map_err(|e| RpcError::Write(e.to_string()))?;
-        stdin
-            .flush()
-            .await
-            .map_err(|e| RpcError::Write(e.to_string()))
+        self.stdin.write(message).await.map_err(RpcError::Write)
     }
 }
 
 async fn read_loop(stdout: ChildStdout, pending: Pending, inbound: mpsc::UnboundedSender<Inbound>) {
-    let mut lines = BufReader::new(stdout).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let message: Value = match serde_json::from_str(&line) {
-            Ok(message) => message,
-            Err(error) => {
-                tracing::warn!(%error, "codex wrote a line that is not JSON");
-                continue;
-            }
-        };
+    let mut lines = JsonLines::new(stdout, "codex");
+    while let Some(message) = lines.next().await {
         dispatch(message, &pending, &inbound);
     }
     // EOF: fail everything still waiting, and refuse later requests.
-    if let Some(map) = pending.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        for (_, waiter) in map {
-            let _ = waiter.send(Err(RpcError::Closed));
-        }
-    }
+    pending.close(|| RpcError::Closed);
 }
 
 fn dispatch(mut message: Value, pending: &Pending, inbound: &mpsc::UnboundedSender<Inbound>) {
@@ -220,12 +176,9 @@ fn dispatch(mut message: Value, pending: &Pending, inbound: &mpsc::UnboundedSend
         }
         (None, Some(id)) => {
             let Some(id) = id.as_i64() else { return };
-            let waiter = pending
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .as_mut()
-                .and_then(|map| map.remove(&id));
-            let Some(waiter) = waiter else { return };
+            let Some(waiter) = pending.take(&id) else {
+                return;
+            };
             let outcome = match message.get_mut("error") {
                 Some(error) => Err(RpcError::Rejected {
                     method: String::new(),

@@ -14,6 +14,9 @@
 //! - [`events`]: codex notifications as adapter events (phases, usage, error codes).
 //! - [`turn`]: the per-Turn driver: calls, cancel, steer, deadline.
 //! - [`executor`]: the [`SessionExecutor`](switchboard_protocol::SessionExecutor), evictable.
+//!
+//! What is not codex's (the hermetic process, the executor's process slot, the Turn loop and its
+//! deadline, the receipt table, JSON lines) is `switchboard_adapter_kit`'s.
 
 pub mod binary;
 pub mod dynamic_tools;
