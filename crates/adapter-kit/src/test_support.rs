@@ -225,6 +225,40 @@ pub async fn until_terminal_answering(
     }
 }
 
+/// Runs root Turn `n`, answering every call with `weather #n` (confirmed), and expects the
+/// final answer `FINAL: weather #n`: what the test models answer after a function result.
+pub async fn weather_turn(executor: &dyn SessionExecutor, n: u32, text: &str) {
+    let mut turn = executor.start_turn(user_turn(n, text)).await.unwrap();
+    let result = format!("weather #{n}");
+    let events = until_terminal_answering(&mut turn, |_, _| text_result(&result)).await;
+    assert_eq!(
+        final_answer(&events),
+        Some(format!("FINAL: {result}")),
+        "{events:?}"
+    );
+}
+
+/// The eviction contract on a fresh Session that offers `get_weather`: Turn 1 runs, eviction
+/// leaves no process, and Turn 2 runs on a new process that resumes the same native session.
+/// Returns that session's id.
+pub async fn evict_and_resume(executor: &dyn SessionExecutor) -> String {
+    let native = executor.native_session_id().expect("a native session id");
+    weather_turn(executor, 1, "Weather in Lyon?").await;
+    executor.evict().await.unwrap();
+    assert!(
+        !executor.is_resident(),
+        "an evicted Session holds no process"
+    );
+    weather_turn(executor, 2, "And tomorrow?").await;
+    assert!(executor.is_resident());
+    assert_eq!(
+        executor.native_session_id().as_deref(),
+        Some(native.as_str()),
+        "the same native session"
+    );
+    native
+}
+
 /// The completed messages: (item id, phase, text).
 pub fn completed_messages(events: &[AdapterEvent]) -> Vec<(String, MessagePhase, String)> {
     events
@@ -274,6 +308,18 @@ pub fn assert_failed(events: &[AdapterEvent], code: &str) {
         matches!(events.last(), Some(AdapterEvent::Failed { code: c, .. }) if c == code),
         "{events:?}"
     );
+}
+
+/// Answers `call_id` with `result` and expects a confirmed receipt; a second result for the
+/// same call is then refused (an adapter never answers twice).
+pub async fn confirm_once(turn: &TurnHandle, call_id: &str, result: FunctionResultContent) {
+    let receipt = turn
+        .control
+        .submit_function_result(call_id, result.clone())
+        .await;
+    assert_eq!(receipt, Receipt::Confirmed);
+    let again = turn.control.submit_function_result(call_id, result).await;
+    assert!(matches!(again, Receipt::Refused { .. }), "{again:?}");
 }
 
 /// Cancels a Turn while `call_id` is pending: the Turn ends cancelled with the call abandoned,

@@ -6,12 +6,7 @@
 mod support;
 
 use support::*;
-use switchboard_protocol::{AdapterEvent, ExecutionControls, SessionExecutor};
-
-async fn run_turn(executor: &dyn SessionExecutor, n: u32, text: &str) -> Vec<AdapterEvent> {
-    let mut turn = executor.start_turn(user_turn(n, text)).await.unwrap();
-    until_terminal_answering(&mut turn, |_, _| text_result(&format!("weather #{n}"))).await
-}
+use switchboard_protocol::ExecutionControls;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn evicted_session_resumes_its_history_and_functions() {
@@ -26,31 +21,13 @@ async fn evicted_session_resumes_its_history_and_functions() {
         ExecutionControls::default(),
     );
     let (state, executor) = prepare(binary.clone(), config.clone()).await;
-    let session = executor.native_session_id().unwrap();
-
-    let first = run_turn(executor.as_ref(), 1, "Weather in Lyon?").await;
-    assert_eq!(final_answer(&first).as_deref(), Some("FINAL: weather #1"));
-
-    executor.evict().await.unwrap();
-    assert!(
-        !executor.is_resident(),
-        "an evicted Session holds no process"
-    );
-
-    let second = run_turn(executor.as_ref(), 2, "And tomorrow?").await;
-    assert!(executor.is_resident());
-    assert_eq!(
-        executor.native_session_id().as_deref(),
-        Some(session.as_str())
-    );
-    assert_eq!(final_answer(&second).as_deref(), Some("FINAL: weather #2"));
+    let session = evict_and_resume(executor.as_ref()).await;
 
     // A new executor on the same state directory: what a restarted Runtime does.
     drop(executor);
     let again = prepare_in(&adapter(binary), config, state.path()).await;
     assert_eq!(again.native_session_id().as_deref(), Some(session.as_str()));
-    let third = run_turn(again.as_ref(), 3, "And the day after?").await;
-    assert_eq!(final_answer(&third).as_deref(), Some("FINAL: weather #3"));
+    weather_turn(again.as_ref(), 3, "And the day after?").await;
 
     let calls = model_calls(&model.journal());
     assert_eq!(calls.len(), 6, "two model calls per Turn");

@@ -6,7 +6,7 @@ mod support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, ToolCall};
-use switchboard_protocol::{AdapterEvent, Receipt};
+use switchboard_protocol::AdapterEvent;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn function_result_is_confirmed_and_reaches_the_model() {
@@ -31,17 +31,7 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         "the call id is the model's tool-use id"
     );
 
-    let receipt = turn
-        .control
-        .submit_function_result(&call_id, text_result("sunny, 21.0 C"))
-        .await;
-    assert_eq!(receipt, Receipt::Confirmed);
-    // A second result for the same call is refused: the adapter never answers twice.
-    let again = turn
-        .control
-        .submit_function_result(&call_id, text_result("sunny, 21.0 C"))
-        .await;
-    assert!(matches!(again, Receipt::Refused { .. }), "{again:?}");
+    confirm_once(&turn, &call_id, text_result("sunny, 21.0 C")).await;
 
     let events = until_terminal(&mut turn).await;
     assert_applied(&events, &call_id);

@@ -241,6 +241,7 @@ fn codex_phase(item: &Value) -> Option<MessagePhase> {
 mod tests {
     use super::*;
     use serde_json::json;
+    use switchboard_adapter_kit::test_support::completed_messages;
 
     #[test]
     fn last_message_of_a_completed_turn_is_the_final_answer() {
@@ -258,22 +259,12 @@ mod tests {
             &mut out,
         );
         m.finish(true, &mut out);
-        let completed: Vec<_> = out
-            .iter()
-            .filter_map(|e| match e {
-                AdapterEvent::MessageCompleted {
-                    item_id,
-                    phase,
-                    text,
-                } => Some((item_id.as_str(), *phase, text.as_str())),
-                _ => None,
-            })
-            .collect();
+        let completed = |id: &str, phase, text: &str| (id.to_owned(), phase, text.to_owned());
         assert_eq!(
-            completed,
+            completed_messages(&out),
             vec![
-                ("a", MessagePhase::Commentary, "thinking aloud"),
-                ("b", MessagePhase::FinalAnswer, "{\"x\":1.50}")
+                completed("a", MessagePhase::Commentary, "thinking aloud"),
+                completed("b", MessagePhase::FinalAnswer, "{\"x\":1.50}")
             ]
         );
     }

@@ -6,12 +6,6 @@ mod support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{AdapterEvent, SessionExecutor};
-
-async fn run_turn(executor: &dyn SessionExecutor, n: u32, text: &str) -> Vec<AdapterEvent> {
-    let mut turn = executor.start_turn(user_turn(n, text)).await.unwrap();
-    until_terminal_answering(&mut turn, |_, _| text_result(&format!("weather #{n}"))).await
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn evicted_session_resumes_its_thread_and_tools() {
@@ -30,25 +24,7 @@ async fn evicted_session_resumes_its_thread_and_tools() {
         output_schema(schema.clone()),
     );
     let (_state, executor) = prepare(binary, config).await;
-    let thread = executor.native_session_id().unwrap();
-
-    let first = run_turn(executor.as_ref(), 1, "Weather in Lyon?").await;
-    assert_eq!(final_answer(&first).as_deref(), Some("FINAL: weather #1"));
-
-    executor.evict().await.unwrap();
-    assert!(
-        !executor.is_resident(),
-        "an evicted Session holds no process"
-    );
-
-    let second = run_turn(executor.as_ref(), 2, "And tomorrow?").await;
-    assert!(executor.is_resident());
-    assert_eq!(
-        executor.native_session_id().as_deref(),
-        Some(thread.as_str()),
-        "same thread"
-    );
-    assert_eq!(final_answer(&second).as_deref(), Some("FINAL: weather #2"));
+    evict_and_resume(executor.as_ref()).await;
 
     let requests = model_requests(&model.journal());
     assert_eq!(requests.len(), 4, "two model calls per Turn");

@@ -48,15 +48,7 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         .await;
     assert!(matches!(refused, Receipt::Refused { .. }), "{refused:?}");
 
-    let result = text_result("sunny, 21.0 C");
-    let receipt = turn
-        .control
-        .submit_function_result(&call_id, result.clone())
-        .await;
-    assert_eq!(receipt, Receipt::Confirmed);
-    // A second result for the same call is refused: the adapter never answers twice.
-    let again = turn.control.submit_function_result(&call_id, result).await;
-    assert!(matches!(again, Receipt::Refused { .. }), "{again:?}");
+    confirm_once(&turn, &call_id, text_result("sunny, 21.0 C")).await;
 
     let events = until_terminal(&mut turn).await;
     assert_applied(&events, &call_id);
