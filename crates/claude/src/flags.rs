@@ -214,7 +214,7 @@ pub fn environment(config: &SessionConfiguration, layout: &StateLayout) -> Vec<(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use switchboard_protocol::configuration::{
         ContextSize, HarnessId, ProviderProtocol, ReasoningControl,
@@ -223,7 +223,8 @@ mod tests {
         ExecutionControls, FunctionToolSpec, ModelProviderConfig, OutputFormat, WebSearchControl,
     };
 
-    fn config() -> SessionConfiguration {
+    /// A valid configuration on the none profile (the crate's unit tests start from it).
+    pub(crate) fn config() -> SessionConfiguration {
         SessionConfiguration {
             harness: HarnessId::ClaudeCode,
             model: "claude-fake-1".into(),

@@ -243,30 +243,8 @@ impl Adapter for ClaudeAdapter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use switchboard_protocol::{
-        ExecutionControls, ModelProviderConfig, OutputFormat, ProgrammaticToolCallingControl,
-        WebSearchControl,
-    };
-
-    fn config() -> SessionConfiguration {
-        SessionConfiguration {
-            harness: HarnessId::ClaudeCode,
-            model: "claude-fake-1".into(),
-            instructions: None,
-            model_provider: ModelProviderConfig {
-                protocol: ProviderProtocol::Anthropic,
-                base_url: "http://127.0.0.1:9".into(),
-                api_key: "k".into(),
-                context_window: None,
-                max_output_tokens: None,
-            },
-            function_tools: vec![],
-            tool_search: false,
-            execution_controls: ExecutionControls::default(),
-            mcp_servers: vec![],
-            harness_config: None,
-        }
-    }
+    use crate::flags::tests::config;
+    use switchboard_protocol::{OutputFormat, ProgrammaticToolCallingControl, WebSearchControl};
 
     #[test]
     fn validation_follows_the_declaration() {
