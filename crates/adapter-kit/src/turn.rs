@@ -93,7 +93,8 @@ pub trait TurnDriver: Send + 'static {
     /// The Turn's closing events for `ending`; the last one is terminal.
     fn settle(&mut self, ending: Self::Ending) -> Vec<AdapterEvent>;
 
-    /// Closes the messages still open, none of them a final answer (the Turn failed).
+    /// The Turn failed or stopped: messages the harness finished close, none of them a final
+    /// answer; a message still streaming stays open, and Core marks it `incomplete`.
     fn close_messages(&mut self, out: &mut Vec<AdapterEvent>);
 
     /// The Turn's usage so far.

@@ -16,7 +16,7 @@
 //! - **Failure codes.** A `result` with `is_error` (claude says `subtype: "success"` even for an
 //!   API failure) maps onto the protocol's native error codes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 use switchboard_protocol::AdapterEvent;
@@ -37,6 +37,13 @@ pub struct Messages {
     /// Items started from the stream and not completed yet: item id → text so far.
     open: HashMap<String, String>,
     open_order: Vec<String>,
+    /// Streamed Anthropic messages the model finished: their `message_delta` carried a
+    /// `stop_reason`. claude also records a block cut off by an interrupt as an `assistant`
+    /// message (and closes its stream with a null `stop_reason`), so a streamed text is
+    /// finished only when its message is.
+    finished: HashSet<String>,
+    /// The Anthropic message of the held item, when it was streamed.
+    held_message: Option<String>,
     /// Content blocks seen per message id in `assistant` messages (their block index).
     blocks: HashMap<String, usize>,
     /// A completed text not yet published: (item id, text).
@@ -80,6 +87,14 @@ impl Messages {
                 });
                 self.open.insert(id.clone(), String::new());
                 self.open_order.push(id);
+            }
+            Some("message_delta") => {
+                let stopped = event
+                    .pointer("/delta/stop_reason")
+                    .is_some_and(|r| !r.is_null());
+                if let (true, Some(message)) = (stopped, self.streaming.as_deref()) {
+                    self.finished.insert(message.to_owned());
+                }
             }
             Some("content_block_delta") => {
                 let (Some(message), Some(index), Some(text)) = (
@@ -126,7 +141,8 @@ impl Messages {
                 Some("text") => {
                     let text = block.get("text").and_then(Value::as_str).unwrap_or("");
                     self.flush_as_commentary(out);
-                    if self.open.remove(&id).is_none() {
+                    let streamed = self.open.remove(&id).is_some();
+                    if !streamed {
                         // Not streamed (claude sent the block whole): open it now.
                         out.push(AdapterEvent::MessageStarted {
                             item_id: id.clone(),
@@ -140,6 +156,7 @@ impl Messages {
                         }
                     }
                     self.open_order.retain(|o| *o != id);
+                    self.held_message = streamed.then(|| message_id.to_owned());
                     self.held = Some((id, text.to_owned()));
                 }
                 Some("thinking") => {
@@ -170,8 +187,24 @@ impl Messages {
         tool_uses
     }
 
-    /// The Turn ended. A completed Turn's last text is its final answer when `final_answer`;
-    /// items that never completed (an interrupted stream) close as commentary with their text.
+    /// The Turn ended unsuccessfully (cancelled, failed, timed out). A message claude finished
+    /// closes as commentary; one still streaming stays open, so the Turn's settlement marks it
+    /// `incomplete` with the text it got (an interrupted message is never published complete).
+    pub fn abandon(&mut self, out: &mut Vec<AdapterEvent>) {
+        let cut_off = self
+            .held_message
+            .as_ref()
+            .is_some_and(|m| self.held.is_some() && !self.finished.contains(m));
+        if cut_off {
+            self.held = None;
+        }
+        self.flush_as_commentary(out);
+        self.open_order.clear();
+        self.open.clear();
+    }
+
+    /// The Turn succeeded. Its last text is its final answer when `final_answer`; items whose
+    /// stream claude never closed close as commentary with their text.
     pub fn finish(&mut self, final_answer: bool, out: &mut Vec<AdapterEvent>) {
         if let Some((item_id, text)) = self.held.take() {
             let phase = if final_answer {
@@ -409,7 +442,63 @@ mod tests {
     }
 
     #[test]
-    fn an_interrupted_stream_closes_as_commentary() {
+    fn an_abandoned_stream_stays_open() {
+        let mut m = Messages::default();
+        let mut out = Vec::new();
+        m.stream_event(
+            &json!({"type": "message_start", "message": {"id": "msg_1"}}),
+            &mut out,
+        );
+        m.stream_event(
+            &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}),
+            &mut out,
+        );
+        m.stream_event(&json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "part"}}), &mut out);
+        m.abandon(&mut out);
+        assert!(completed(&out).is_empty());
+    }
+
+    /// claude records an interrupted block as an `assistant` message and closes the stream
+    /// with a null `stop_reason`: the text was cut off, not finished.
+    fn interrupted_then(stop_reason: Value) -> Vec<AdapterEvent> {
+        let mut m = Messages::default();
+        let mut out = Vec::new();
+        m.stream_event(
+            &json!({"type": "message_start", "message": {"id": "msg_1"}}),
+            &mut out,
+        );
+        m.stream_event(
+            &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}),
+            &mut out,
+        );
+        m.stream_event(&json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "word "}}), &mut out);
+        m.assistant(
+            &json!({"id": "msg_1", "content": [{"type": "text", "text": "word "}]}),
+            &mut out,
+        );
+        m.stream_event(
+            &json!({"type": "message_delta", "delta": {"stop_reason": stop_reason}}),
+            &mut out,
+        );
+        m.abandon(&mut out);
+        out
+    }
+
+    #[test]
+    fn a_cut_off_message_is_not_completed() {
+        assert!(completed(&interrupted_then(Value::Null)).is_empty());
+    }
+
+    #[test]
+    fn a_finished_message_of_a_stopped_turn_closes_as_commentary() {
+        assert_eq!(
+            completed(&interrupted_then(json!("end_turn"))),
+            vec![("msg_1".into(), MessagePhase::Commentary, "word ".into())]
+        );
+    }
+
+    #[test]
+    fn an_unclosed_stream_of_a_successful_turn_closes_as_commentary() {
         let mut m = Messages::default();
         let mut out = Vec::new();
         m.stream_event(

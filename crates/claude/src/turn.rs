@@ -203,7 +203,7 @@ impl TurnDriver for Driver {
         let result = match ending {
             Ending::Result(result) => result,
             Ending::InputCancelled => {
-                self.messages.finish(false, &mut out);
+                self.messages.abandon(&mut out);
                 out.push(self.stopped(usage, |usage| AdapterEvent::Failed {
                     code: "server_error".into(),
                     message: "claude cancelled the Turn's input.".into(),
@@ -253,7 +253,7 @@ impl TurnDriver for Driver {
             }
             return out;
         }
-        self.messages.finish(false, &mut out);
+        self.messages.abandon(&mut out);
         out.push(self.stopped(usage, |usage| {
             let (code, message, http_status) = result_error(&result);
             AdapterEvent::Failed {
@@ -267,7 +267,7 @@ impl TurnDriver for Driver {
     }
 
     fn close_messages(&mut self, out: &mut Vec<AdapterEvent>) {
-        self.messages.finish(false, out);
+        self.messages.abandon(out);
     }
 
     fn usage(&self) -> Option<Usage> {
