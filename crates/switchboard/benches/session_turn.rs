@@ -1,20 +1,26 @@
 //! One function-call Turn through Switchboard against the same scenario driven directly on the
-//! Codex adapter, in the same process and the same run (issue #4's proof item).
+//! harness's adapter, in the same process and the same run, per native harness: Codex (issue #4's
+//! proof item) and Claude Code (issue #5's).
 //!
-//! Run with `cargo bench -p switchboard --bench session_turn` (`SESSION_TURN_ITERS`, default 30;
-//! `SESSION_TURN_WARMUP`, default 2). It needs the pinned codex binary (`SWITCHBOARD_CODEX_BIN`
-//! or `scripts/install-harnesses.sh`) and exits non-zero without it.
+//! Run with `cargo bench -p switchboard --bench session_turn` (`SESSION_TURN_HARNESS`:
+//! `codex`, `claude_code` or `both`, default `both`; `SESSION_TURN_ITERS`, default 30;
+//! `SESSION_TURN_WARMUP`, default 2). It needs the pinned binary of every selected harness
+//! (`SWITCHBOARD_CODEX_BIN` / `SWITCHBOARD_CLAUDE_BIN` or `scripts/install-harnesses.sh`) and
+//! exits non-zero, before measuring anything, when one is missing.
 //!
-//! Both sides run the real `codex app-server` against the in-process mock model with its
-//! built-in default (call the offered function once, then answer `FINAL: <output>`):
+//! Both sides run the real native binary (`codex app-server`, or `claude -p` over stream-json)
+//! against the in-process mock model with its built-in default (call the offered function once,
+//! then answer `FINAL: <output>`), on the endpoint the harness speaks (Responses under `/v1`,
+//! Anthropic Messages at the root):
 //!
-//! - **direct**: `CodexAdapter::prepare`, then `start_turn`, wait for the function call,
-//!   `submit_function_result`, wait for the terminal event.
+//! - **direct**: the adapter's `prepare`, then `start_turn`, wait for the function call,
+//!   `submit_function_result` (in its own task, as the Runtime does, while the events are read
+//!   on), wait for the terminal event.
 //! - **switchboard**: Core in-process as `switchboard serve` builds it (SQLite store, the mock as
-//!   the default model provider, the local Runtime attached), driven over HTTP like an SDK client:
-//!   `POST /v1/agents/sessions` with `stream: true`, read the SSE until
-//!   `agent.session.requires_action`, `POST …/events` with the `tool_result`, read until
-//!   `agent.session.idle`.
+//!   the deployment's Responses and Anthropic providers, the local Runtime attached), driven over
+//!   HTTP like an SDK client: `POST /v1/agents/sessions` with `x_agents_core.harness` and
+//!   `stream: true`, read the SSE until `agent.session.requires_action`, `POST …/events` with
+//!   the `tool_result`, read until `agent.session.idle`.
 //!
 //! One iteration is a new Session and two Turns on it. Core prepares a Session on its first Turn,
 //! so the first Turn is timed with preparation on both sides (adapter `prepare` + Turn vs. the
@@ -22,19 +28,24 @@
 //! preparation (`start_turn` vs. `POST …/events` with a message, read on `GET …/events`).
 //!
 //! "Delivery" is the time from handing over the function result (`submit_function_result` /
-//! sending the `tool_result` POST) to the mock model recording codex's follow-up request that
-//! carries that output; Core's added latency is the switchboard p50 minus the direct p50.
+//! sending the `tool_result` POST) to the mock model recording the harness's follow-up request
+//! that carries that output; Core's added latency is the switchboard p50 minus the direct p50.
+//! A last table splits the prepared-Session Turn at the mock's two journal times (its first
+//! model request and the follow-up) and the hand-over, to show where Switchboard's time goes.
 //! Direct and switchboard iterations alternate (ABBA) so drift hits both alike; only ratios and
-//! differences within this run mean anything.
+//! differences within this run mean anything. The harnesses run one after the other, each with
+//! its own warm-up and its own table.
 
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures::{Stream, StreamExt};
 use serde_json::{Value, json};
+use switchboard_claude::ClaudeAdapter;
 use switchboard_codex::CodexAdapter;
 use switchboard_core::{AppState, CoreConfig, auth, router};
 use switchboard_execution::{HarnessId, ModelProvider, ProviderProtocol};
@@ -45,11 +56,11 @@ use switchboard_protocol::{
     FunctionToolSpec, InputPart, ModelProviderConfig, PrepareRequest, Receipt,
     SessionConfiguration, SessionExecutor, TurnRequest,
 };
-use switchboard_runtime::{LocalRuntime, Locator, Registry, RuntimeOptions};
+use switchboard_runtime::{HarnessInstall, LocalRuntime, Locator, Registry, RuntimeOptions};
 use switchboard_store::SqliteStore;
 
 const API_KEY: &str = "sk-sb-bench-session-turn";
-const MODEL: &str = "gpt-bench";
+const PROVIDER_KEY: &str = "sk-bench";
 const INSTRUCTIONS: &str = "Answer briefly.";
 const FIRST_PROMPT: &str = "What is the weather in Paris?";
 const SECOND_PROMPT: &str = "And in Lyon?";
@@ -60,6 +71,112 @@ const IDLE_TIMEOUT: Duration = Duration::from_secs(3600);
 
 const TARGET_RATIO: f64 = 1.15;
 const TARGET_ADDED_MS: f64 = 5.0;
+
+/// The native harness a run measures; everything that differs between them is here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Harness {
+    Codex,
+    ClaudeCode,
+}
+
+impl Harness {
+    /// `SESSION_TURN_HARNESS`: `codex`, `claude_code` or `both` (the default).
+    fn from_env() -> Result<Vec<Harness>, String> {
+        match std::env::var("SESSION_TURN_HARNESS").as_deref() {
+            Err(_) | Ok("both") => Ok(vec![Harness::Codex, Harness::ClaudeCode]),
+            Ok("codex") => Ok(vec![Harness::Codex]),
+            Ok("claude_code") => Ok(vec![Harness::ClaudeCode]),
+            Ok(other) => Err(format!(
+                "SESSION_TURN_HARNESS={other:?}: expected codex, claude_code or both"
+            )),
+        }
+    }
+
+    /// The Runtime's install row: the wire name, the pin and where the binary is looked for.
+    fn install(self) -> &'static HarnessInstall {
+        match self {
+            Harness::Codex => &switchboard_runtime::install::CODEX,
+            Harness::ClaudeCode => &switchboard_runtime::install::CLAUDE_CODE,
+        }
+    }
+
+    /// The wire name (`codex`, `claude_code`), as `x_agents_core.harness` takes it.
+    fn name(self) -> &'static str {
+        self.install().name
+    }
+
+    fn native(self) -> NativeHarness {
+        match self {
+            Harness::Codex => NativeHarness::Codex,
+            Harness::ClaudeCode => NativeHarness::ClaudeCode,
+        }
+    }
+
+    fn adapter(self, binary: PathBuf) -> Arc<dyn Adapter> {
+        match self {
+            Harness::Codex => Arc::new(CodexAdapter::new(binary)),
+            Harness::ClaudeCode => Arc::new(ClaudeAdapter::new(binary)),
+        }
+    }
+
+    fn model(self) -> &'static str {
+        match self {
+            Harness::Codex => "gpt-bench",
+            Harness::ClaudeCode => "claude-bench",
+        }
+    }
+
+    /// The provider protocol the harness speaks, in Core's and in the adapters' types.
+    fn protocol(self) -> (ProviderProtocol, Wire) {
+        match self {
+            Harness::Codex => (ProviderProtocol::Responses, Wire::Responses),
+            Harness::ClaudeCode => (ProviderProtocol::Anthropic, Wire::Anthropic),
+        }
+    }
+
+    /// The provider's base URL: the Responses API under `/v1`, Anthropic at the root.
+    fn base_url(self, model: &MockModel) -> String {
+        match self {
+            Harness::Codex => format!("{}/v1", model.base_url()),
+            Harness::ClaudeCode => model.base_url(),
+        }
+    }
+
+    /// The mock journal's `protocol` of this harness's model requests.
+    fn journal_protocol(self) -> &'static str {
+        match self {
+            Harness::Codex => "responses",
+            Harness::ClaudeCode => "anthropic",
+        }
+    }
+
+    /// The request member holding the conversation (where a function output shows up).
+    fn conversation(self) -> &'static str {
+        match self {
+            Harness::Codex => "input",
+            Harness::ClaudeCode => "messages",
+        }
+    }
+
+    /// The request member holding the system prompt (the Agent's instructions land there).
+    fn system(self) -> &'static str {
+        match self {
+            Harness::Codex => "instructions",
+            Harness::ClaudeCode => "system",
+        }
+    }
+
+    /// Whether a journal entry is one of this harness's model requests (not a probe, a token
+    /// count or the other harness's traffic).
+    fn is_model_request(self, entry: &Value) -> bool {
+        entry["protocol"] == self.journal_protocol()
+            && entry["method"] == "POST"
+            && matches!(
+                entry["path"].as_str(),
+                Some("/v1/responses" | "/v1/messages")
+            )
+    }
+}
 
 fn weather_parameters() -> Value {
     json!({
@@ -80,13 +197,20 @@ fn env_usize(name: &str, default: usize) -> usize {
 }
 
 fn main() -> ExitCode {
+    let harnesses = match Harness::from_env() {
+        Ok(harnesses) => harnesses,
+        Err(message) => {
+            eprintln!("session_turn: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
     let iters = env_usize("SESSION_TURN_ITERS", 30).max(1);
     let warmup = env_usize("SESSION_TURN_WARMUP", 2);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
-    rt.block_on(run(iters, warmup))
+    rt.block_on(run(&harnesses, iters, warmup))
 }
 
 /// Scratch space under the target dir, not /tmp: codex refuses helper binaries there.
@@ -99,84 +223,93 @@ fn scratch() -> tempfile::TempDir {
         .expect("creating the scratch dir")
 }
 
-/// The codex binary exactly as the local Runtime resolves it, checked against the pin.
-async fn codex_binary(data_dir: &Path) -> Result<PathBuf, String> {
-    let row = &switchboard_runtime::install::CODEX;
-    let located = Locator::from_env(data_dir).locate(row);
-    if !located.exists {
-        return Err(format!(
-            "codex binary not found at {} ({}); set {} or run scripts/install-harnesses.sh",
-            located.path.display(),
-            located.source.describe(),
-            row.binary_env
-        ));
+/// The harness's binary exactly as the local Runtime resolves it, checked against the pin.
+async fn harness_binary(harness: Harness, data_dir: &Path) -> Result<PathBuf, String> {
+    let row = harness.install();
+    let found = switchboard_runtime::probe(&Locator::from_env(data_dir), row).await;
+    if found.available() {
+        return Ok(found.located.path);
     }
-    let version = switchboard_codex::binary::probe_version(&located.path).await;
-    if version.as_deref() != Some(row.pinned_version) {
-        return Err(format!(
-            "{} is codex {} but {} is pinned; run scripts/install-harnesses.sh",
-            located.path.display(),
-            version.as_deref().unwrap_or("(unknown)"),
-            row.pinned_version
-        ));
-    }
-    Ok(located.path)
+    Err(format!(
+        "{} at {} ({}): {}; set {} or run scripts/install-harnesses.sh",
+        row.name,
+        found.located.path.display(),
+        found.located.source.describe(),
+        found.describe(),
+        row.binary_env
+    ))
 }
 
-async fn run(iters: usize, warmup: usize) -> ExitCode {
+async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
     let dir = scratch();
-    let binary = match codex_binary(dir.path()).await {
-        Ok(path) => path,
-        Err(message) => {
-            eprintln!("session_turn: cannot run: {message}");
-            return ExitCode::FAILURE;
+    let mut binaries = Vec::new();
+    for &harness in harnesses {
+        match harness_binary(harness, dir.path()).await {
+            Ok(path) => binaries.push((harness, path)),
+            Err(message) => {
+                eprintln!("session_turn: cannot run: {message}");
+                return ExitCode::FAILURE;
+            }
         }
-    };
+    }
     let model = MockModel::start(MockConfig::loopback())
         .await
         .expect("starting the mock model");
     let core_root = start_core(dir.path(), &model).await;
-    let bench = Bench {
+    let world = World {
         model,
         http: reqwest::Client::new(),
         core_root,
-        adapter: CodexAdapter::new(binary.clone()),
         direct_dir: dir.path().join("direct"),
-        next: std::sync::atomic::AtomicUsize::new(0),
+        next: AtomicUsize::new(0),
     };
-    wait_ready(&bench).await;
+    world.wait_ready().await;
 
     println!(
-        "session_turn: {iters} iterations per side after {warmup} warm-up, interleaved; \
-         codex {} at {}; {} CPUs",
-        switchboard_codex::PINNED_VERSION,
-        binary.display(),
+        "session_turn: {iters} iterations per side after {warmup} warm-up, interleaved; {} CPUs",
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
-    for i in 0..warmup {
-        bench.direct().await;
-        bench.switchboard().await;
-        if i == 0 {
-            bench.check_same_scenario();
+    for (harness, binary) in binaries {
+        println!();
+        println!(
+            "== {}: {} {} at {}",
+            harness.name(),
+            harness.install().npm_package,
+            harness.install().pinned_version,
+            binary.display()
+        );
+        let bench = Bench {
+            world: &world,
+            harness,
+            adapter: harness.adapter(binary),
+        };
+        let mark = world.journal_mark();
+        for i in 0..warmup {
+            bench.direct().await;
+            bench.switchboard().await;
+            if i == 0 {
+                bench.check_same_scenario(mark);
+            }
         }
-    }
-    let (mut direct, mut switchboard) = (Vec::new(), Vec::new());
-    for i in 0..iters {
-        // ABBA: neither side always goes first.
-        if i % 2 == 0 {
-            direct.push(bench.direct().await);
-            switchboard.push(bench.switchboard().await);
-        } else {
-            switchboard.push(bench.switchboard().await);
-            direct.push(bench.direct().await);
+        let (mut direct, mut switchboard) = (Vec::new(), Vec::new());
+        for i in 0..iters {
+            // ABBA: neither side always goes first.
+            if i % 2 == 0 {
+                direct.push(bench.direct().await);
+                switchboard.push(bench.switchboard().await);
+            } else {
+                switchboard.push(bench.switchboard().await);
+                direct.push(bench.direct().await);
+            }
         }
+        report(&direct, &switchboard);
     }
-    report(&direct, &switchboard);
-    bench.model.shutdown().await;
+    world.model.shutdown().await;
     ExitCode::SUCCESS
 }
 
-/// Core and its local Runtime in-process, built as `switchboard serve` builds them.
+/// Core and its local Runtime in-process, built as `switchboard serve` builds them, with the
+/// mock as both deployment providers (`--model-provider-url` and `--anthropic-provider-url`).
 async fn start_core(data_dir: &Path, model: &MockModel) -> String {
     let data_dir = data_dir.join("core");
     std::fs::create_dir_all(&data_dir).expect("creating Core's data dir");
@@ -188,13 +321,13 @@ async fn start_core(data_dir: &Path, model: &MockModel) -> String {
     auth::bootstrap(&store, Some(API_KEY), switchboard_core::unix_now())
         .await
         .expect("creating the API key");
-    let provider = ModelProvider {
-        protocol: ProviderProtocol::Responses,
-        base_url: format!("{}/v1", model.base_url()),
-        api_key: "sk-bench".into(),
+    let providers = [Harness::Codex, Harness::ClaudeCode].map(|harness| ModelProvider {
+        protocol: harness.protocol().0,
+        base_url: harness.base_url(model),
+        api_key: PROVIDER_KEY.into(),
         context_window: None,
         max_output_tokens: None,
-    };
+    });
     let state = Arc::new(AppState::new(
         Arc::new(store),
         secrets,
@@ -203,7 +336,7 @@ async fn start_core(data_dir: &Path, model: &MockModel) -> String {
             default_harness: HarnessId::Codex,
             runtime_token: None,
         },
-        Some(provider),
+        providers,
     ));
     let registry = Arc::new(Registry::standard(Locator::from_env(&data_dir)));
     let options = RuntimeOptions {
@@ -226,53 +359,47 @@ async fn start_core(data_dir: &Path, model: &MockModel) -> String {
     format!("http://{addr}")
 }
 
-async fn wait_ready(bench: &Bench) {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let status = bench
-            .http
-            .get(format!("{}/readyz", bench.core_root))
-            .send()
-            .await
-            .map(|r| r.status().as_u16());
-        if status.as_ref().is_ok_and(|s| *s == 200) {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "Core never became ready (/readyz: {status:?})"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 /// One iteration's figures.
 #[derive(Debug, Clone, Copy)]
 struct Sample {
-    /// Preparation and the first Turn: adapter `prepare` → terminal event, or the create POST →
-    /// `agent.session.idle`.
-    cold: Duration,
-    /// The second Turn on the prepared Session, start → terminal event / idle.
-    warm: Duration,
-    /// Function result handed over → the follow-up model request recorded, first Turn.
-    deliver_cold: Duration,
-    /// The same in the second Turn.
-    deliver_warm: Duration,
+    /// Preparation and the first Turn: from adapter `prepare` or the create POST.
+    cold: Timing,
+    /// The second Turn, on the prepared Session: from `start_turn` or the message POST.
+    warm: Timing,
 }
 
-struct Bench {
+/// One Turn's times. The four segments follow each other and add up to `total`.
+#[derive(Debug, Clone, Copy)]
+struct Timing {
+    /// Start → terminal event (direct) or `agent.session.idle` (switchboard).
+    total: Duration,
+    /// Start → the mock recorded the Turn's first model request (the input's way in, and
+    /// preparation in the first Turn).
+    to_request: Duration,
+    /// That request recorded → the function result handed over: the mock's reply, the harness,
+    /// the adapter's call event and, for switchboard, the Runtime, Core, the SSE event, the
+    /// client and its POST.
+    to_result: Duration,
+    /// Function result handed over (`submit_function_result` / the `tool_result` POST sent) →
+    /// the mock recorded the follow-up request carrying it.
+    deliver: Duration,
+    /// The follow-up request recorded → the end of `total`.
+    to_end: Duration,
+}
+
+/// What every harness's run shares: the mock model, Core and the HTTP client.
+struct World {
     model: MockModel,
     http: reqwest::Client,
     core_root: String,
-    adapter: CodexAdapter,
     direct_dir: PathBuf,
-    next: std::sync::atomic::AtomicUsize,
+    next: AtomicUsize,
 }
 
-impl Bench {
+impl World {
     /// A number unique in this run, for state directories and output markers.
     fn next_id(&self) -> usize {
-        self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        self.next.fetch_add(1, Ordering::Relaxed)
     }
 
     /// The journal length now: entries after it belong to what follows.
@@ -280,80 +407,23 @@ impl Bench {
         self.model.journal_recorded_at().len()
     }
 
-    /// When the mock recorded the first request after `mark` whose body carries `marker` (the
-    /// function output of one Turn, unique per Turn).
-    fn delivered_at(&self, mark: usize, marker: &str) -> Instant {
-        let entries = self.model.journal();
-        let times = self.model.journal_recorded_at();
-        let index = (mark..entries.len())
-            .find(|&i| {
-                entries[i]["path"] == "/v1/responses"
-                    && entries[i]["body"]["input"].to_string().contains(marker)
-            })
-            .unwrap_or_else(|| panic!("no model request carried {marker}"));
-        times[index]
-    }
-
-    fn direct_configuration(&self) -> SessionConfiguration {
-        SessionConfiguration {
-            harness: NativeHarness::Codex,
-            model: MODEL.into(),
-            instructions: Some(INSTRUCTIONS.into()),
-            model_provider: ModelProviderConfig {
-                protocol: Wire::Responses,
-                base_url: format!("{}/v1", self.model.base_url()),
-                api_key: "sk-bench".into(),
-                context_window: None,
-                max_output_tokens: None,
-            },
-            function_tools: vec![FunctionToolSpec {
-                name: "get_weather".into(),
-                description: "Current weather for a city.".into(),
-                parameters: weather_parameters(),
-                defer_loading: false,
-            }],
-            tool_search: false,
-            execution_controls: ExecutionControls::default(),
-            mcp_servers: vec![],
-            harness_config: None,
-        }
-    }
-
-    /// One direct iteration: prepare, two Turns, then end the process.
-    async fn direct(&self) -> Sample {
-        let n = self.next_id();
-        let state = self.direct_dir.join(format!("sess_{n}"));
-        let request = PrepareRequest {
-            session_id: format!("sess_direct_{n}"),
-            configuration: self.direct_configuration(),
-            state_dir: state.clone(),
-        };
-        let mark = self.journal_mark();
-        let start = Instant::now();
-        let executor = bounded("prepare", self.adapter.prepare(request))
-            .await
-            .expect("prepare");
-        let first = format!("<<direct:{n}:1>>");
-        let (end, submitted) = direct_turn(&*executor, 1, FIRST_PROMPT, &first).await;
-        let cold = end - start;
-        let deliver_cold = self.delivered_at(mark, &first) - submitted;
-
-        let mark = self.journal_mark();
-        let second = format!("<<direct:{n}:2>>");
-        let start = Instant::now();
-        let (end, submitted) = direct_turn(&*executor, 2, SECOND_PROMPT, &second).await;
-        let warm = end - start;
-        let deliver_warm = self.delivered_at(mark, &second) - submitted;
-
-        executor.evict().await.expect("evicting an idle executor");
-        drop(executor);
-        let _ = std::fs::remove_dir_all(&state);
-        settle().await;
-        Sample {
-            cold,
-            warm,
-            deliver_cold,
-            deliver_warm,
+    async fn wait_ready(&self) {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let status = self
+                .http
+                .get(format!("{}/readyz", self.core_root))
+                .send()
+                .await
+                .map(|r| r.status().as_u16());
+            if status.as_ref().is_ok_and(|s| *s == 200) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "Core never became ready (/readyz: {status:?})"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
         }
     }
 
@@ -424,14 +494,121 @@ impl Bench {
             }
         }
     }
+}
+
+/// One harness's run: both sides on the shared [`World`].
+struct Bench<'a> {
+    world: &'a World,
+    harness: Harness,
+    adapter: Arc<dyn Adapter>,
+}
+
+impl Bench<'_> {
+    /// A Turn's times from its start, when its result was handed over and its end, and the
+    /// mock's journal after `mark`: the Turn's first model request is the first of this
+    /// harness's requests after `mark`, its follow-up the first whose conversation carries
+    /// `marker` (the function output of one Turn, unique per Turn).
+    fn timing(
+        &self,
+        mark: usize,
+        marker: &str,
+        start: Instant,
+        submitted: Instant,
+        end: Instant,
+    ) -> Timing {
+        let model = &self.world.model;
+        let entries = model.journal();
+        let times = model.journal_recorded_at();
+        let opening = (mark..entries.len())
+            .find(|&i| self.harness.is_model_request(&entries[i]))
+            .expect("the Turn's first model request");
+        let follow_up = (mark..entries.len())
+            .find(|&i| self.carries(&entries[i], marker))
+            .unwrap_or_else(|| panic!("no model request carried {marker}"));
+        let (opening, follow_up) = (times[opening], times[follow_up]);
+        Timing {
+            total: end - start,
+            to_request: opening - start,
+            to_result: submitted - opening,
+            deliver: follow_up - submitted,
+            to_end: end - follow_up,
+        }
+    }
+
+    fn carries(&self, entry: &Value, marker: &str) -> bool {
+        self.harness.is_model_request(entry)
+            && entry["body"][self.harness.conversation()]
+                .to_string()
+                .contains(marker)
+    }
+
+    /// The Session as Core configures it for the adapter: the Agent's model, instructions and
+    /// one function, the deployment provider of the harness's protocol, nothing else.
+    fn direct_configuration(&self) -> SessionConfiguration {
+        SessionConfiguration {
+            harness: self.harness.native(),
+            model: self.harness.model().into(),
+            instructions: Some(INSTRUCTIONS.into()),
+            model_provider: ModelProviderConfig {
+                protocol: self.harness.protocol().1,
+                base_url: self.harness.base_url(&self.world.model),
+                api_key: PROVIDER_KEY.into(),
+                context_window: None,
+                max_output_tokens: None,
+            },
+            function_tools: vec![FunctionToolSpec {
+                name: "get_weather".into(),
+                description: "Current weather for a city.".into(),
+                parameters: weather_parameters(),
+                defer_loading: false,
+            }],
+            tool_search: false,
+            execution_controls: ExecutionControls::default(),
+            mcp_servers: vec![],
+            harness_config: None,
+        }
+    }
+
+    /// One direct iteration: prepare, two Turns, then end the process.
+    async fn direct(&self) -> Sample {
+        let n = self.world.next_id();
+        let state = self.world.direct_dir.join(format!("sess_{n}"));
+        let request = PrepareRequest {
+            session_id: format!("sess_direct_{n}"),
+            configuration: self.direct_configuration(),
+            state_dir: state.clone(),
+        };
+        let mark = self.world.journal_mark();
+        let start = Instant::now();
+        let executor = bounded("prepare", self.adapter.prepare(request))
+            .await
+            .expect("prepare");
+        let first = format!("<<direct:{n}:1>>");
+        let (end, submitted) = direct_turn(&*executor, 1, FIRST_PROMPT, &first).await;
+        let cold = self.timing(mark, &first, start, submitted, end);
+        let mark = self.world.journal_mark();
+        let second = format!("<<direct:{n}:2>>");
+        let start = Instant::now();
+        let (end, submitted) = direct_turn(&*executor, 2, SECOND_PROMPT, &second).await;
+        let warm = self.timing(mark, &second, start, submitted, end);
+
+        bounded("evict", executor.evict())
+            .await
+            .expect("evicting an idle executor");
+        drop(executor);
+        let _ = std::fs::remove_dir_all(&state);
+        settle().await;
+        Sample { cold, warm }
+    }
 
     /// One Switchboard iteration: create with input (streamed), two Turns, then delete.
     async fn switchboard(&self) -> Sample {
-        let n = self.next_id();
+        let world = self.world;
+        let n = world.next_id();
         let body = json!({
             "environment": {"type": "none"},
             "agent": {
-                "model": MODEL,
+                "model": self.harness.model(),
                 "instructions": INSTRUCTIONS,
                 "tools": [{
                     "type": "function",
@@ -440,103 +617,132 @@ impl Bench {
                     "parameters": weather_parameters(),
                 }],
             },
+            "x_agents_core": {"harness": self.harness.name()},
             "input": FIRST_PROMPT,
             "stream": true,
         });
-        let mark = self.journal_mark();
+        let mark = world.journal_mark();
         let first = format!("<<switchboard:{n}:1>>");
         let start = Instant::now();
         let response = bounded(
             "POST /agents/sessions",
-            self.api(reqwest::Method::POST, "/agents/sessions")
+            world
+                .api(reqwest::Method::POST, "/agents/sessions")
                 .json(&body)
                 .send(),
         )
         .await
         .expect("POST /agents/sessions");
-        assert_eq!(response.status().as_u16(), 201, "create");
+        let status = response.status().as_u16();
+        if status != 201 {
+            let body = response.text().await.unwrap_or_default();
+            panic!("create: {status} {body}");
+        }
         let mut stream = Sse::new(response);
         let mut session_id = None;
-        let (end, submitted) = self
+        let (end, submitted) = world
             .answer_and_finish(&mut stream, &mut session_id, &first)
             .await;
-        let cold = end - start;
-        let deliver_cold = self.delivered_at(mark, &first) - submitted;
+        let cold = self.timing(mark, &first, start, submitted, end);
         drop(stream);
         let id = session_id.expect("session id");
 
         // The second Turn, read on the Session's event stream (open before the input is sent).
         let response = bounded(
             "GET …/events",
-            self.api(
-                reqwest::Method::GET,
-                &format!("/agents/sessions/{id}/events"),
-            )
-            .send(),
+            world
+                .api(
+                    reqwest::Method::GET,
+                    &format!("/agents/sessions/{id}/events"),
+                )
+                .send(),
         )
         .await
         .expect("GET …/events");
         assert_eq!(response.status().as_u16(), 200, "GET …/events");
         let mut stream = Sse::new(response);
-        let mark = self.journal_mark();
+        let mark = world.journal_mark();
         let second = format!("<<switchboard:{n}:2>>");
         let message = json!([{"type": "agent.session.input.message", "input": SECOND_PROMPT}]);
         let start = Instant::now();
-        self.post_events(&id, message).await;
+        world.post_events(&id, message).await;
         let mut known = Some(id.clone());
-        let (end, submitted) = self
+        let (end, submitted) = world
             .answer_and_finish(&mut stream, &mut known, &second)
             .await;
-        let warm = end - start;
-        let deliver_warm = self.delivered_at(mark, &second) - submitted;
+        let warm = self.timing(mark, &second, start, submitted, end);
         drop(stream);
 
-        // Deleting releases the Session: the Runtime ends its codex process.
-        let response = self
+        // Deleting releases the Session: the Runtime ends its native process.
+        let response = world
             .api(reqwest::Method::DELETE, &format!("/agents/sessions/{id}"))
             .send()
             .await
             .expect("DELETE");
         assert_eq!(response.status().as_u16(), 200, "DELETE");
         settle().await;
-        Sample {
-            cold,
-            warm,
-            deliver_cold,
-            deliver_warm,
-        }
+        Sample { cold, warm }
     }
 
-    /// Both sides must ask the model the same thing: same instructions and tools in the first
-    /// request of their first Turn (read from the warm-up).
-    fn check_same_scenario(&self) {
-        let entries = self.model.journal();
+    /// Both sides must ask the model the same thing: the same tools, system prompt and request
+    /// members in the first request of their first Turn (read from the first warm-up iteration,
+    /// the journal after `mark`).
+    fn check_same_scenario(&self, mark: usize) {
+        let entries = self.world.model.journal();
         let first_of = |side: &str| {
             let marker = format!("<<{side}:");
-            // The follow-up request is the first to carry the side's output; the request
+            // The follow-up request is the first to carry the side's output; the model request
             // before it opened that Turn.
-            let i = entries
-                .iter()
-                .position(|e| e["body"]["input"].to_string().contains(&marker))
+            let follow_up = (mark..entries.len())
+                .find(|&i| self.carries(&entries[i], &marker))
                 .expect("a follow-up request");
-            entries[i - 1]["body"].clone()
+            let opening = (mark..follow_up)
+                .rev()
+                .find(|&i| self.harness.is_model_request(&entries[i]))
+                .expect("the Turn's first model request");
+            entries[opening]["body"].clone()
         };
         let (direct, switchboard) = (first_of("direct"), first_of("switchboard"));
         let keys = |b: &Value| b.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
-        let same = direct["tools"] == switchboard["tools"]
-            && direct["instructions"] == switchboard["instructions"]
-            && keys(&direct) == keys(&switchboard);
-        if !same {
+        let system = self.harness.system();
+        let mut differ = Vec::new();
+        if direct["tools"] != switchboard["tools"] {
+            differ.push("tools");
+        }
+        if scrub(&direct[system]) != scrub(&switchboard[system]) {
+            differ.push(system);
+        }
+        if keys(&direct) != keys(&switchboard) {
+            differ.push("members");
+        }
+        if !differ.is_empty() {
             println!(
-                "warning: the two sides' first model requests differ (tools, instructions or \
-                 members); the comparison is not like for like"
+                "warning: the two sides' first model requests differ ({}); the comparison is \
+                 not like for like",
+                differ.join(", ")
             );
         }
     }
 }
 
+/// A system prompt with what differs between any two Sessions blanked: claude's prompt names
+/// the Session's own directories, which are per Session on both sides. Other text is kept.
+fn scrub(system: &Value) -> String {
+    let text = system.to_string();
+    let mut out = String::with_capacity(text.len());
+    for word in text.split(' ') {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(if word.contains('/') { "<path>" } else { word });
+    }
+    out
+}
+
 /// Runs one direct Turn; returns when its terminal event arrived and when the result was
-/// submitted.
+/// submitted. The result goes in from its own task, as the Runtime submits it, so reading the
+/// events never waits on the receipt (claude's is settled only once its record of the result
+/// appears).
 async fn direct_turn(
     executor: &dyn SessionExecutor,
     n: u32,
@@ -554,6 +760,7 @@ async fn direct_turn(
         .await
         .expect("start_turn");
     let mut submitted = None;
+    let mut receipt = None;
     loop {
         let event = bounded("an adapter event", turn.events.recv())
             .await
@@ -566,12 +773,19 @@ async fn direct_turn(
                     output: Some(FunctionOutput::Text(marker.into())),
                     error: None,
                 };
+                let control = turn.control.clone();
                 submitted = Some(Instant::now());
-                let receipt = turn.control.submit_function_result(&call_id, result).await;
-                assert_eq!(receipt, Receipt::Confirmed);
+                receipt = Some(tokio::spawn(async move {
+                    control.submit_function_result(&call_id, result).await
+                }));
             }
             AdapterEvent::Completed { .. } => {
                 let at = Instant::now();
+                let receipt = receipt.expect("the Turn called the function");
+                let receipt = bounded("the receipt", receipt)
+                    .await
+                    .expect("the submitting task");
+                assert_eq!(receipt, Receipt::Confirmed);
                 return (at, submitted.expect("the Turn called the function"));
             }
             event if event.is_terminal() => panic!("the direct Turn did not complete: {event:?}"),
@@ -597,7 +811,7 @@ async fn bounded<T>(what: &str, future: impl Future<Output = T>) -> T {
         .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
 }
 
-/// Waits until this process has no child processes left (the codex processes of the iteration
+/// Waits until this process has no child processes left (the native processes of the iteration
 /// just finished, which the Runtime ends in the background after a delete), so one iteration's
 /// teardown does not run into the next one's timing.
 async fn settle() {
@@ -691,8 +905,12 @@ fn report(direct: &[Sample], switchboard: &[Sample]) {
         "Turn (start → terminal)", "direct p50 / p90", "switchboard p50 / p90", "p50 ratio"
     );
     let rows: [(&str, Pick, bool); 2] = [
-        ("function-call Turn, prepared Session", |s| s.warm, true),
-        ("new Session + function-call Turn", |s| s.cold, false),
+        (
+            "function-call Turn, prepared Session",
+            |s| s.warm.total,
+            true,
+        ),
+        ("new Session + function-call Turn", |s| s.cold.total, false),
     ];
     for (name, pick, headline) in rows {
         let (d50, d90) = stats(direct, pick);
@@ -717,8 +935,8 @@ fn report(direct: &[Sample], switchboard: &[Sample]) {
         "Core adds"
     );
     let rows: [(&str, Pick, bool); 2] = [
-        ("prepared Session (second Turn)", |s| s.deliver_warm, true),
-        ("first Turn", |s| s.deliver_cold, false),
+        ("prepared Session (second Turn)", |s| s.warm.deliver, true),
+        ("first Turn", |s| s.cold.deliver, false),
     ];
     for (name, pick, headline) in rows {
         let (d50, d90) = stats(direct, pick);
@@ -734,5 +952,31 @@ fn report(direct: &[Sample], switchboard: &[Sample]) {
         let s = format!("{s50:.2} / {s90:.2} ms");
         let a = format!("{added:.2} ms");
         println!("{name:<44} {d:>22} {s:>22} {a:>9}  {target}");
+    }
+    // Where the prepared-Session Turn's time goes; medians of segments need not add up to the
+    // median of their sum.
+    println!();
+    println!(
+        "{:<44} {:>22} {:>22} {:>9}",
+        "prepared-Session Turn by segment", "direct p50", "switchboard p50", "p50 diff"
+    );
+    let rows: [(&str, Pick); 4] = [
+        ("start → first model request", |s| s.warm.to_request),
+        ("that request → function result handed over", |s| {
+            s.warm.to_result
+        }),
+        ("result handed over → follow-up request", |s| {
+            s.warm.deliver
+        }),
+        ("follow-up request → terminal event / idle", |s| {
+            s.warm.to_end
+        }),
+    ];
+    for (name, pick) in rows {
+        let (d50, s50) = (stats(direct, pick).0, stats(switchboard, pick).0);
+        let d = format!("{d50:.2} ms");
+        let s = format!("{s50:.2} ms");
+        let diff = format!("{:+.2} ms", s50 - d50);
+        println!("{name:<44} {d:>22} {s:>22} {diff:>9}");
     }
 }
