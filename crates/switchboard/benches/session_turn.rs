@@ -43,6 +43,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use axum::serve::ListenerExt;
 use futures::{Stream, StreamExt};
 use serde_json::{Value, json};
 use switchboard_claude::ClaudeAdapter;
@@ -352,6 +353,10 @@ async fn start_core(data_dir: &Path, model: &MockModel) -> String {
         .expect("binding Core");
     let addr = listener.local_addr().expect("Core's address");
     tokio::spawn(async move {
+        // As `switchboard serve` does: no Nagle delay on event streams.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         axum::serve(listener, router(state))
             .await
             .expect("serving Core")

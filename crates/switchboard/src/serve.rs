@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::Context;
+use axum::serve::ListenerExt;
 use clap::Args;
 use switchboard_core::secrets::SecretBox;
 use switchboard_core::{AppState, CoreConfig, auth, router};
@@ -149,6 +150,10 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
         out.flush()?;
     }
     let engine = state.engine.clone();
+    // Events are small writes that must leave at once: no Nagle delay on SSE streams.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, router(state))
         .with_graceful_shutdown(async move {
             stop.await;
