@@ -441,8 +441,8 @@ mod tests {
         );
     }
 
-    #[test]
-    fn an_abandoned_stream_stays_open() {
+    /// Messages with `msg_1`'s first text block open and `text` streamed into it.
+    fn streaming(text: &str) -> (Messages, Vec<AdapterEvent>) {
         let mut m = Messages::default();
         let mut out = Vec::new();
         m.stream_event(
@@ -453,7 +453,13 @@ mod tests {
             &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}),
             &mut out,
         );
-        m.stream_event(&json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "part"}}), &mut out);
+        m.stream_event(&json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}), &mut out);
+        (m, out)
+    }
+
+    #[test]
+    fn an_abandoned_stream_stays_open() {
+        let (mut m, mut out) = streaming("part");
         m.abandon(&mut out);
         assert!(completed(&out).is_empty());
     }
@@ -461,17 +467,7 @@ mod tests {
     /// claude records an interrupted block as an `assistant` message and closes the stream
     /// with a null `stop_reason`: the text was cut off, not finished.
     fn interrupted_then(stop_reason: Value) -> Vec<AdapterEvent> {
-        let mut m = Messages::default();
-        let mut out = Vec::new();
-        m.stream_event(
-            &json!({"type": "message_start", "message": {"id": "msg_1"}}),
-            &mut out,
-        );
-        m.stream_event(
-            &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}),
-            &mut out,
-        );
-        m.stream_event(&json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "word "}}), &mut out);
+        let (mut m, mut out) = streaming("word ");
         m.assistant(
             &json!({"id": "msg_1", "content": [{"type": "text", "text": "word "}]}),
             &mut out,
@@ -499,17 +495,7 @@ mod tests {
 
     #[test]
     fn an_unclosed_stream_of_a_successful_turn_closes_as_commentary() {
-        let mut m = Messages::default();
-        let mut out = Vec::new();
-        m.stream_event(
-            &json!({"type": "message_start", "message": {"id": "msg_1"}}),
-            &mut out,
-        );
-        m.stream_event(
-            &json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}),
-            &mut out,
-        );
-        m.stream_event(&json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "part"}}), &mut out);
+        let (mut m, mut out) = streaming("part");
         m.finish(false, &mut out);
         assert_eq!(
             completed(&out),
