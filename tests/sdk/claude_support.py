@@ -12,37 +12,57 @@ Binary facts these helpers lean on (claude 2.1.332, crates/claude/tests):
 import time
 
 from conftest import WEATHER_FUNCTION
-from session_support import DEFAULT_TIMEOUT, wait_required_actions
+from session_support import DEFAULT_TIMEOUT, Harness
 
 HARNESS = {"x_agents_core": {"harness": "claude_code"}}
 MODEL = "claude-test"
 WEATHER = "mcp__functions__get_weather"
 
 
+class ClaudeHarness(Harness):
+    """claude_code: selected per Session with `x_agents_core`, the model speaks the Anthropic
+    Messages API, and a function is a tool of the adapter's MCP server `functions`."""
+
+    name = "claude_code"
+    model = MODEL
+    weather = WEATHER
+    process = "claude"
+    unknown_call_id = "toolu_does_not_exist"
+    extra_body = HARNESS
+
+    def model_calls(self, engine, since=0):
+        return messages_calls(engine, since)
+
+    def sent_results(self, engine):
+        """(tool-use id, text of its tool_result block), each call once, in first-seen order."""
+        return [(c, block_text(b)) for c, b in tool_result_blocks(engine).items()]
+
+    def user_texts(self, entry):
+        return [
+            b.get("text")
+            for m in entry["body"]["messages"]
+            if m["role"] == "user" and isinstance(m["content"], list)
+            for b in m["content"]
+        ]
+
+
+CLAUDE = ClaudeHarness()
+
+
 def create(engine, stream=False, tools=(WEATHER_FUNCTION,), input="What is the weather in Paris?", agent=None, **kwargs):
     """`sessions.create` of a claude_code Session on environment none."""
-    agent = dict(agent or {"model": MODEL, "tools": list(tools)})
-    extra = dict(kwargs.pop("extra_body", {}) or {})
-    extra.update(HARNESS)
-    if stream:
-        kwargs["stream"] = True
-    return engine.client.beta.agents.sessions.create(
-        environment={"type": "none"}, agent=agent, input=input, extra_body=extra, **kwargs
-    )
+    return CLAUDE.create(engine, stream=stream, tools=tools, input=input, agent=agent, **kwargs)
 
 
 def create_raw(engine, body):
     """POST /agents/sessions with a raw JSON body (the harness added)."""
-    return engine.raw.request("POST", "/agents/sessions", body={**body, **HARNESS})
+    return CLAUDE.create_raw(engine, body)
 
 
 def create_pending(engine, tools=(WEATHER_FUNCTION,), text="What is the weather in Paris?"):
     """A non-streamed claude Session whose first Turn waits on one function call.
     Returns (session id, the required action as JSON)."""
-    session = create(engine, tools=tools, input=text)
-    got = wait_required_actions(engine.raw, session.id)
-    assert len(got["required_actions"]) == 1, got
-    return session.id, got["required_actions"][0]
+    return CLAUDE.create_pending(engine, tools=tools, text=text)
 
 
 # ---------------------------------------------------------------------------------------------

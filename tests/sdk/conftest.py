@@ -196,3 +196,12 @@ WEATHER_FUNCTION = {
         "additionalProperties": False,
     },
 }
+
+
+@pytest.fixture(params=["codex", "claude_code"])
+def harness(request):
+    """The harness profile a test runs its Sessions on (session_support.Harness): codex, the
+    default, or claude_code, selected per Session with `x_agents_core.harness`."""
+    from session_support import harness_profile
+
+    return harness_profile(request.param)

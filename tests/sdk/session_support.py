@@ -124,18 +124,105 @@ def message(text):
 
 
 def create_pending(engine, tools=(WEATHER_FUNCTION,), text="What is the weather in Paris?", **kwargs):
-    """A non-streamed Session whose first Turn waits on the default scenario's function call.
+    """A non-streamed Session (the default harness, codex) whose first Turn waits on the default
+    scenario's function call. Returns (session id, the required action as JSON)."""
+    return CODEX.create_pending(engine, tools=tools, text=text, **kwargs)
 
-    Returns (session id, the required action as JSON)."""
-    session = engine.client.beta.agents.sessions.create(
-        environment={"type": "none"},
-        agent={"model": "gpt-test", "tools": list(tools)},
-        input=text,
-        **kwargs,
-    )
-    got = wait_required_actions(engine.raw, session.id)
-    assert len(got["required_actions"]) == 1, got
-    return session.id, got["required_actions"][0]
+
+# ---------------------------------------------------------------------------------------------
+# Harness profiles: what differs between a codex and a claude_code Session for tests that assert
+# the same behaviour on both (the `harness` fixture in conftest.py yields one of these).
+
+
+class Harness:
+    """The default harness, codex: Sessions carry no `x_agents_core` (codex is the default), the
+    model speaks the Responses API, and a function keeps its public name on the wire."""
+
+    name = "codex"
+    model = "gpt-test"
+    # The name the model sees for the public function get_weather.
+    weather = "get_weather"
+    # Part of the command line of the harness processes a server starts.
+    process = "codex"
+    # A call ID of the harness's shape that no model ever issued.
+    unknown_call_id = "call_does_not_exist"
+    extra_body = {}
+
+    def __repr__(self):
+        return self.name
+
+    def create(self, engine, stream=False, tools=(WEATHER_FUNCTION,), input="What is the weather in Paris?", agent=None, **kwargs):
+        """`sessions.create` of a Session of this harness on environment none."""
+        agent = dict(agent or {"model": self.model, "tools": list(tools)})
+        extra = {**(kwargs.pop("extra_body", None) or {}), **self.extra_body}
+        if extra:
+            kwargs["extra_body"] = extra
+        if stream:
+            kwargs["stream"] = True
+        return engine.client.beta.agents.sessions.create(environment={"type": "none"}, agent=agent, input=input, **kwargs)
+
+    def create_raw(self, engine, body):
+        """POST /agents/sessions with a raw JSON body (the harness selection added)."""
+        return engine.raw.request("POST", "/agents/sessions", body={**body, **self.extra_body})
+
+    def create_pending(self, engine, tools=(WEATHER_FUNCTION,), text="What is the weather in Paris?", **kwargs):
+        """A non-streamed Session whose first Turn waits on one function call.
+        Returns (session id, the required action as JSON)."""
+        session = self.create(engine, tools=tools, input=text, **kwargs)
+        got = wait_required_actions(engine.raw, session.id)
+        assert len(got["required_actions"]) == 1, got
+        return session.id, got["required_actions"][0]
+
+    # The mock's journal, as this harness's model protocol shows it.
+
+    def model_calls(self, engine, since=0):
+        """Journal entries of the model requests (Responses) the harness sent."""
+        return [e for e in engine.journal()[since:] if e["path"] == "/v1/responses"]
+
+    def wait_for_model_calls(self, engine, count, timeout=DEFAULT_TIMEOUT):
+        """Polls the journal until `count` model requests arrived (entries are written before the
+        reply starts, so a delayed reply is already there)."""
+        return wait_for(lambda: self.model_calls(engine), lambda c: len(c) >= count, timeout, f"{count} model requests")
+
+    def sent_results(self, engine):
+        """What the model received for each function result, (call_id, content) in first-seen
+        order: codex sends the function_call_output item's `output` as given (each distinct item
+        once, so a changed result for the same call would show twice)."""
+        found = []
+        for entry in engine.journal():
+            for item in (entry.get("body") or {}).get("input", []):
+                if isinstance(item, dict) and item.get("type") == "function_call_output" and item not in found:
+                    found.append(item)
+        return [(i["call_id"], i["output"]) for i in found]
+
+    def sent_outputs(self, engine):
+        """The content of every result the model received, in order."""
+        return [content for _, content in self.sent_results(engine)]
+
+    def user_texts(self, entry):
+        """The user texts of one model request."""
+        texts = []
+        for item in entry["body"].get("input") or []:
+            if isinstance(item, dict) and item.get("role") == "user":
+                content = item.get("content")
+                if isinstance(content, str):
+                    texts.append(content)
+                else:
+                    texts += [p.get("text") for p in content or [] if isinstance(p, dict)]
+        return texts
+
+
+CODEX = Harness()
+
+
+def harness_profile(name):
+    """The profile of a harness by its `x_agents_core.harness` name."""
+    if name == "codex":
+        return CODEX
+    from claude_support import CLAUDE  # claude_support imports this module
+
+    assert name == CLAUDE.name, name
+    return CLAUDE
 
 
 def history_snapshot(raw, sid):
@@ -182,10 +269,11 @@ def cmdline(pid):
         return ""
 
 
-def kill_harness_processes(server):
-    """Kills the codex processes this test's own server started (its descendants only)."""
-    pids = [p for p in descendants(server.proc.pid) if "codex" in cmdline(p)]
-    assert pids, "the server runs no codex process"
+def kill_harness_processes(server, process="codex"):
+    """Kills the harness processes (`codex` or `claude`) this test's own server started (its
+    descendants only)."""
+    pids = [p for p in descendants(server.proc.pid) if process in cmdline(p)]
+    assert pids, f"the server runs no {process} process"
     for p in pids:
         try:
             os.kill(p, signal.SIGKILL)

@@ -1,5 +1,7 @@
-"""Function results on the real codex harness: the manual flow across an application restart,
-and every row of the conflict table (execution-tools "Results", core-contracts §3.2).
+"""Function results: every row of the conflict table (execution-tools "Results", core-contracts
+§3.2) on both harnesses (codex and claude_code, the `harness` fixture), and on the real codex
+harness the manual flow across an application restart, content preservation and atomic batches.
+Result content only Claude refuses is in test_claude_results.py.
 
 Each test gets its own Engine (mock model + serve). The mock's built-in default calls the first
 offered function once, then answers `FINAL: <tool output>`, so a Session created with
@@ -12,6 +14,7 @@ from openai import OpenAI
 from conftest import API_KEY, WEATHER_FUNCTION, error_of
 from session_support import (
     CANCEL,
+    CODEX,
     create_pending,
     history_snapshot,
     items_raw,
@@ -45,16 +48,6 @@ NOT_FOUND = {"message": "Resource not found.", "type": "not_found_error", "param
 
 def outputs(items):
     return [i for i in items if i["type"] == "function_call_output"]
-
-
-def journal_tool_outputs(engine):
-    """The function_call_output items the harness sent the model, in request order."""
-    found = []
-    for entry in engine.journal():
-        for item in (entry.get("body") or {}).get("input", []):
-            if isinstance(item, dict) and item.get("type") == "function_call_output" and item not in found:
-                found.append(item)
-    return found
 
 
 def assert_rejected(status, headers, body, expected_status, expected_error):
@@ -157,15 +150,19 @@ def test_manual_result_after_client_restart(engine):
     }
     assert items[3]["phase"] == "final_answer" and items[3]["content"][0]["text"] == "FINAL: sunny 21C"
     # What reached the model is exactly the saved result.
-    assert [o["output"] for o in journal_tool_outputs(engine)] == ["sunny 21C"]
+    assert CODEX.sent_outputs(engine) == ["sunny 21C"]
 
 
 # ---------------------------------------------------------------------------------------------
+# The conflict table, on both harnesses (the `harness` fixture: codex, claude_code). The mock's
+# default calls the first offered function once per Turn, so these Sessions wait on one call.
+
 # Identical retries.
 
 
-def test_identical_retry_is_accepted_before_and_after_turn_end(engine):
-    sid, action = create_pending(engine)
+def test_identical_retry_is_accepted_before_and_after_turn_end(engine, harness):
+    sid, action = harness.create_pending(engine)
+    assert action["name"] == "get_weather" and action["arguments"] == '{"city":""}'
     result = tool_result(action, output="sunny")
     assert post_events(engine.raw, sid, [result])[0] == 202
     # An immediate retry (the result may not be applied yet) is accepted and adds nothing.
@@ -174,24 +171,25 @@ def test_identical_retry_is_accepted_before_and_after_turn_end(engine):
     wait_idle(engine.raw, sid)
     before = history_snapshot(engine.raw, sid)
     assert len(outputs(before["items"])) == 1
+    assert before["items"][-1]["content"][0]["text"] == "FINAL: sunny"
 
     # After the Turn ended: the SDK call succeeds (202) and nothing new appears.
-    engine.client.beta.agents.sessions.events.create(sid, events=[result])
+    assert engine.client.beta.agents.sessions.events.create(sid, events=[result]) is None
     status, _, body = post_events(engine.raw, sid, [result])
     assert (status, body) == (202, None)
     after = history_snapshot(engine.raw, sid)
     assert after == before
     assert len(outputs(after["items"])) == 1
     assert len(turns_raw(engine.raw, sid)) == 1
-    assert [o["output"] for o in journal_tool_outputs(engine)] == ["sunny"]
+    # The model got the call's result once, with exactly that text.
+    assert harness.sent_outputs(engine) == ["sunny"]
 
 
-# ---------------------------------------------------------------------------------------------
 # Different results.
 
 
-def test_different_result_conflicts_while_running_and_after_end(engine):
-    sid, action = create_pending(engine)
+def test_different_result_conflicts_while_running_and_after_end(engine, harness):
+    sid, action = harness.create_pending(engine)
     assert post_events(engine.raw, sid, [tool_result(action, output="sunny")])[0] == 202
     status, headers, body = post_events(engine.raw, sid, [tool_result(action, output="rainy")])
     assert_rejected(status, headers, body, 409, conflict(DIFFERENT_RESULT))
@@ -216,15 +214,14 @@ def test_different_result_conflicts_while_running_and_after_end(engine):
     assert history_snapshot(engine.raw, sid) == before
     [output] = outputs(before["items"])
     assert output["output"] == "sunny"
-    assert [o["output"] for o in journal_tool_outputs(engine)] == ["sunny"]
+    assert harness.sent_outputs(engine) == ["sunny"]
 
 
-# ---------------------------------------------------------------------------------------------
 # No result accepted: cancelled Turn, abandoned call.
 
 
-def test_first_result_after_cancel_conflicts(engine):
-    sid, action = create_pending(engine)
+def test_first_result_after_cancel_conflicts(engine, harness):
+    sid, action = harness.create_pending(engine)
     status, _, body = post_events(engine.raw, sid, [{"type": CANCEL}])
     assert (status, body) == (202, None)
     # Cancel requested: the call stops being a required action at once.
@@ -243,14 +240,15 @@ def test_first_result_after_cancel_conflicts(engine):
     assert e.value.body == conflict(CANNOT_ACCEPT)
     assert history_snapshot(engine.raw, sid) == before
     assert outputs(before["items"]) == []
-    assert journal_tool_outputs(engine) == []
+    # No result ever reached the model for the cancelled call.
+    assert harness.sent_results(engine) == []
 
 
-def test_first_result_for_abandoned_call_conflicts(engine):
-    sid, action = create_pending(engine)
+def test_first_result_for_abandoned_call_conflicts(engine, harness):
+    sid, action = harness.create_pending(engine)
     # The native harness goes away with the call unanswered: it is abandoned, and the Turn
     # ends without it.
-    kill_harness_processes(engine.server)
+    kill_harness_processes(engine.server, harness.process)
     turn = wait_turn_ended(engine.raw, sid, action["turn_id"])
     assert turn["status"] == "failed"
     assert turn["error"] == {"code": "internal_error", "message": "The execution could not complete."}
@@ -262,9 +260,10 @@ def test_first_result_for_abandoned_call_conflicts(engine):
     assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
     assert history_snapshot(engine.raw, sid) == before
     assert outputs(before["items"]) == []
-    assert journal_tool_outputs(engine) == []
+    assert harness.sent_results(engine) == []
 
-    # The failed Turn leaves the Session failed but usable: the next message opens a new Turn.
+    # The failed Turn leaves the Session failed but usable: the next message opens a new Turn
+    # on a new harness process, which calls again.
     session = session_raw(engine.raw, sid)
     assert (session["status"], session["error"]) == ("failed", "The execution could not complete.")
     assert post_events(engine.raw, sid, [message("Try again")])[0] == 202
@@ -277,22 +276,23 @@ def test_first_result_for_abandoned_call_conflicts(engine):
     assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
     assert post_events(engine.raw, sid, [tool_result(again, output="sunny")])[0] == 202
     assert wait_idle(engine.raw, sid)["status"] == "idle"
+    assert [o["output"] for o in outputs(items_raw(engine.raw, sid))] == ["sunny"]
 
 
-# ---------------------------------------------------------------------------------------------
 # Unknown call, call of another Turn, missing Session.
 
 
-def test_unknown_call_is_400_naming_the_call_and_keeps_the_action(engine):
-    sid, action = create_pending(engine)
+def test_unknown_call_is_400_naming_the_call_and_keeps_the_action(engine, harness):
+    sid, action = harness.create_pending(engine)
     before = history_snapshot(engine.raw, sid)
-    unknown = tool_result({"turn_id": action["turn_id"], "call_id": "call_does_not_exist"})
+    unknown_id = harness.unknown_call_id
+    unknown = tool_result({"turn_id": action["turn_id"], "call_id": unknown_id})
     status, headers, body = post_events(engine.raw, sid, [unknown])
-    assert_rejected(status, headers, body, 400, invalid("Unknown pending tool call: call_does_not_exist"))
+    assert_rejected(status, headers, body, 400, invalid(f"Unknown pending tool call: {unknown_id}"))
     with pytest.raises(openai.BadRequestError) as e:
         engine.client.beta.agents.sessions.events.create(sid, events=[unknown])
     # The exact text the SDK's tool-result race retry matches.
-    assert e.value.body == invalid("Unknown pending tool call: call_does_not_exist")
+    assert e.value.body == invalid(f"Unknown pending tool call: {unknown_id}")
     assert history_snapshot(engine.raw, sid) == before
     assert before["status"] == "requires_action"
 
@@ -300,10 +300,11 @@ def test_unknown_call_is_400_naming_the_call_and_keeps_the_action(engine):
     assert post_events(engine.raw, sid, [tool_result(action, output="sunny")])[0] == 202
     wait_idle(engine.raw, sid)
     assert [o["output"] for o in outputs(items_raw(engine.raw, sid))] == ["sunny"]
+    assert harness.sent_outputs(engine) == ["sunny"]
 
 
-def test_call_of_another_turn_is_400_and_keeps_the_action(engine):
-    sid, first = create_pending(engine)
+def test_call_of_another_turn_is_400_and_keeps_the_action(engine, harness):
+    sid, first = harness.create_pending(engine)
     assert post_events(engine.raw, sid, [tool_result(first, output="sunny")])[0] == 202
     wait_idle(engine.raw, sid)
     assert post_events(engine.raw, sid, [message("And in Rome?")])[0] == 202
@@ -323,16 +324,20 @@ def test_call_of_another_turn_is_400_and_keeps_the_action(engine):
     for event in cases:
         status, headers, body = post_events(engine.raw, sid, [event])
         assert_rejected(status, headers, body, 400, invalid(OTHER_TURN))
+    with pytest.raises(openai.BadRequestError) as e:
+        engine.client.beta.agents.sessions.events.create(sid, events=[cases[0]])
+    assert e.value.body == invalid(OTHER_TURN)
     assert history_snapshot(engine.raw, sid) == before
     assert before["required_actions"] == [second]
 
     assert post_events(engine.raw, sid, [tool_result(second, output="warm")])[0] == 202
     wait_idle(engine.raw, sid)
     assert [o["output"] for o in outputs(items_raw(engine.raw, sid))] == ["sunny", "warm"]
+    assert harness.sent_outputs(engine) == ["sunny", "warm"]
 
 
-def test_result_for_missing_or_deleted_session_is_404(engine):
-    sid, action = create_pending(engine)
+def test_result_for_missing_or_deleted_session_is_404(engine, harness):
+    sid, action = harness.create_pending(engine)
     for other in ["sess_00000000000000000000000000000000", "sess_nope", "agent_00000000000000000000000000000000"]:
         status, _, body = post_events(engine.raw, other, [tool_result(action)])
         assert status == 404 and error_of(body) == NOT_FOUND
@@ -341,10 +346,8 @@ def test_result_for_missing_or_deleted_session_is_404(engine):
     # The pending call is untouched by requests that named another Session.
     assert session_raw(engine.raw, sid)["required_actions"] == [action]
 
-    # Another Session of the same caller does not know this call.
-    other = engine.client.beta.agents.sessions.create(
-        environment={"type": "none"}, agent={"model": "gpt-test"}, input="Hello"
-    )
+    # Another Session (same harness) of the same caller does not know this call.
+    other = harness.create(engine, agent={"model": harness.model}, input="Hello")
     wait_idle(engine.raw, other.id)
     status, _, body = post_events(engine.raw, other.id, [tool_result(action)])
     assert status == 400 and error_of(body) == invalid(f"Unknown pending tool call: {action['call_id']}")
@@ -371,7 +374,7 @@ def test_string_output_is_kept_byte_for_byte(engine):
     [output] = outputs(items)
     assert output["output"] == text and output["error"] is None
     assert items[-1]["content"][0]["text"] == "FINAL: " + text
-    assert [o["output"] for o in journal_tool_outputs(engine)] == [text]
+    assert CODEX.sent_outputs(engine) == [text]
     # The SDK reads the same string.
     sdk_items = list(engine.client.beta.agents.sessions.items.list(sid, order="asc"))
     assert sdk_items[2].output == text
@@ -398,7 +401,7 @@ def test_parts_output_is_kept_as_sent(engine):
     items = items_raw(engine.raw, sid)
     [output] = outputs(items)
     assert output["output"] == parts and output["error"] is None
-    assert [o["output"] for o in journal_tool_outputs(engine)] == [parts]
+    assert CODEX.sent_outputs(engine) == [parts]
     assert items[-1]["content"][0]["text"] == "FINAL: part one 1.000\npart two"
 
 
@@ -421,8 +424,8 @@ def test_result_item_always_carries_output_and_error(engine, fields, output, err
     assert set(item) == {"id", "type", "turn_id", "call_id", "output", "error", "status"}
     assert (item["output"], item["error"], item["call_id"]) == (output, error, action["call_id"])
     # The error text reaches the model after the output (the receipt contract's content).
-    [sent] = journal_tool_outputs(engine)
-    sent_text = sent["output"] if isinstance(sent["output"], str) else "\n".join(p["text"] for p in sent["output"])
+    [sent] = CODEX.sent_outputs(engine)
+    sent_text = sent if isinstance(sent, str) else "\n".join(p["text"] for p in sent)
     assert sent_text == "\n".join(t for t in (output, error) if t is not None)
     # The identical event is the identical result.
     assert post_events(engine.raw, sid, [event])[0] == 202
@@ -451,7 +454,7 @@ def test_batch_with_one_invalid_event_writes_nothing(engine):
             assert_rejected(status, headers, body, expected_status, expected_error)
         assert history_snapshot(engine.raw, sid) == before
     assert before["required_actions"] == [action]
-    assert journal_tool_outputs(engine) == []
+    assert CODEX.sent_results(engine) == []
 
     # The valid event alone is then admitted and applied once.
     assert post_events(engine.raw, sid, [good])[0] == 202
