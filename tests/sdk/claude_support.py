@@ -37,6 +37,13 @@ class ClaudeHarness(Harness):
         """(tool-use id, text of its tool_result block), each call once, in first-seen order."""
         return [(c, block_text(b)) for c, b in tool_result_blocks(engine).items()]
 
+    def sent_wire_results(self, engine):
+        """{tool-use id: the content of its tool_result block}."""
+        return {c: b.get("content") for c, b in tool_result_blocks(engine).items()}
+
+    def wire_result(self, text):
+        return [{"type": "text", "text": text}]
+
     def user_texts(self, entry):
         return [
             b.get("text")

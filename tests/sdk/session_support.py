@@ -199,6 +199,17 @@ class Harness:
         """The content of every result the model received, in order."""
         return [content for _, content in self.sent_results(engine)]
 
+    def sent_wire_results(self, engine):
+        """{call_id: the result exactly as the model's protocol carried it} (first seen)."""
+        found = {}
+        for call_id, output in self.sent_results(engine):
+            found.setdefault(call_id, output)
+        return found
+
+    def wire_result(self, text):
+        """A successful text result as `sent_wire_results` shows it."""
+        return text
+
     def user_texts(self, entry):
         """The user texts of one model request."""
         texts = []

@@ -140,6 +140,45 @@ def message_text_events(events, item_id):
     return deltas, done[0]["text"], part_done[0]["part"]["text"]
 
 
+def cancel_after(events, predicate, engine):
+    """Iterates a creation stream to its end; POSTs a cancel when `predicate(event)` first holds.
+    Returns the events as dicts, the cancel response and the index of the event it followed."""
+    seen = []
+    cancel_response = None
+    at = None
+    for event in events:
+        d = event.to_dict()
+        seen.append(d)
+        if cancel_response is None and predicate(d):
+            cancel_response = post_events(engine, seen[0]["session"]["id"], CANCEL)
+            at = len(seen) - 1
+    assert cancel_response is not None, types_of(seen)
+    return seen, cancel_response, at
+
+
+def assert_cancel_accepted(response):
+    status, _, body = response
+    assert (status, body) == (202, None)
+
+
+def assert_ends_cancelled(tail, session_id):
+    """What follows a cancel of a running Turn: turn.cancelled then agent.session.idle, after at
+    most a Session in_progress (a Session that asked for cancellation no longer requires
+    action), whose snapshot lists no required action. Returns the cancelled Turn's ID."""
+    kinds = types_of(tail)
+    assert kinds in ([T_CANCELLED, S_IDLE], [S_IN_PROGRESS, T_CANCELLED, S_IDLE]), kinds
+    if kinds[0] == S_IN_PROGRESS:
+        assert tail[0]["session"]["required_actions"] == [], tail[0]
+    cancelled = tail[-2]
+    assert cancelled["session_id"] == session_id
+    assert cancelled["turn"]["status"] == "cancelled" and cancelled["turn"]["error"] is None
+    assert cancelled["turn"]["completed_at"] is not None
+    assert "usage" in cancelled
+    idle = tail[-1]["session"]
+    assert idle["status"] == "idle" and idle["required_actions"] == []
+    return cancelled["turn_id"]
+
+
 # ---------------------------------------------------------------------------------------------
 # Input events.
 

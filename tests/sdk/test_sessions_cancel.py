@@ -1,97 +1,85 @@
-"""`agent.session.input.cancel`: a running Turn ends `cancelled` and the Session goes idle, a
-pending function call stops being a required action and cannot be answered any more, a cancel on
-an idle Session changes nothing, and the Session takes new input afterwards
-(agents-api-wire.md §6, §11; core-contracts.md §3.2, §8)."""
+"""`agent.session.input.cancel` on both harnesses (the `harness` fixture: codex, and claude_code,
+where the adapter sends claude's control protocol `interrupt`): a running Turn ends `cancelled`
+and the Session goes idle, a pending function call stops being a required action and cannot be
+answered any more, a cancel on an idle Session changes nothing, and the Session takes new input
+afterwards (agents-api-wire.md §6, §11; core-contracts.md §3.2, §8)."""
 
 import pytest
 from openai import ConflictError
 from openai.lib.beta.agents import AgentTurnResultError
 
-from conftest import WEATHER_FUNCTION, error_of
+from conftest import error_of
 from stream_support import (
     CANCEL,
     CREATED,
     ITEM_DONE,
-    S_IDLE,
-    S_IN_PROGRESS,
+    PART_DONE,
     S_REQUIRES_ACTION,
-    T_CANCELLED,
     TEXT_DELTA,
+    TEXT_DONE,
     as_dicts,
+    assert_cancel_accepted,
+    assert_ends_cancelled,
     assert_unique_event_ids,
+    cancel_after,
     function_call_turn,
-    model_requests,
     new_turn_prefix,
     post_events,
     tool_result,
     types_of,
-    wait_for_model_requests,
 )
 
 ANSWER = "It is sunny in Paris."
 CANNOT_ACCEPT = "The Turn cannot accept this input in its current state."
+HANDLERS = {"get_weather": lambda args: {"temp": 21}}
 
-SCENARIO = {
-    "rules": [
-        {
-            "name": "call",
-            "when": {"tool_offered": "get_weather", "tool_output_present": False},
-            "reply": {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
-        },
-        {"name": "answer", "when": {"last_kind": "tool_output"}, "reply": {"text": ANSWER, "deltas": 2}},
-    ],
+
+def weather_call(harness):
+    """A model reply calling get_weather under the name this harness's model sees."""
+    return {"tool_calls": [{"name": harness.weather, "arguments": {"city": "Paris"}}]}
+
+
+def pending_scenario(harness):
+    """get_weather is called once per Turn until its output is back, then the model answers.
+
+    codex: by what the request holds. claude: by request number (request 1 is the cancelled
+    Turn's call, request 2 the next Turn's), because after an interrupted call claude sends the
+    next user text beside the call's interrupted tool_result, which the mock's
+    tool_output_present counts as a tool output."""
+    answer = {"name": "answer", "when": {"last_kind": "tool_output"}, "reply": {"text": ANSWER, "deltas": 2}}
+    if harness.name == "claude_code":
+        calls = [
+            {"name": "call", "when": {"request": 1}, "reply": weather_call(harness)},
+            {"name": "call again", "when": {"request": 2}, "reply": weather_call(harness)},
+        ]
+    else:
+        calls = [
+            {"name": "call", "when": {"tool_offered": harness.weather, "tool_output_present": False}, "reply": weather_call(harness)}
+        ]
+    return {"rules": calls + [answer]}
+
+
+def idle_scenario(harness):
+    """A first Turn that calls get_weather once and answers; later Turns answer (for claude by
+    request number, as above; codex's later Turns carry the earlier output)."""
+    if harness.name == "claude_code":
+        return {"rules": [{"when": {"request": 1}, "reply": weather_call(harness)}], "otherwise": {"text": ANSWER, "deltas": 2}}
+    return pending_scenario(harness)
+
+
+# How a message cut off by a cancel may still be closed after it: codex closes it with item.done
+# at most; claude may also finish its text and part first (a streamed text block is closed only
+# by a message_delta with a stop_reason, and claude records interrupted blocks as messages).
+MESSAGE_CLOSERS = {
+    "codex": ([], [ITEM_DONE]),
+    "claude_code": ([], [ITEM_DONE], [TEXT_DONE, PART_DONE, ITEM_DONE]),
 }
 
 
-def cancel_after(events, predicate, engine):
-    """Iterates a creation stream to its end; POSTs a cancel when `predicate(event)` first holds.
-    Returns the events as dicts, the cancel response and the index of the event it followed."""
-    seen = []
-    cancel_response = None
-    at = None
-    for event in events:
-        d = event.to_dict()
-        seen.append(d)
-        if cancel_response is None and predicate(d):
-            session_id = seen[0]["session"]["id"]
-            cancel_response = post_events(engine, session_id, CANCEL)
-            at = len(seen) - 1
-    assert cancel_response is not None, types_of(seen)
-    return seen, cancel_response, at
-
-
-def assert_cancel_accepted(response):
-    status, _, body = response
-    assert (status, body) == (202, None)
-
-
-def assert_ends_cancelled(tail, session_id):
-    """What follows a cancel of a running Turn: turn.cancelled then agent.session.idle, after at
-    most a Session in_progress (a Session that asked for cancellation no longer requires
-    action), whose snapshot lists no required action."""
-    kinds = types_of(tail)
-    assert kinds in ([T_CANCELLED, S_IDLE], [S_IN_PROGRESS, T_CANCELLED, S_IDLE]), kinds
-    if kinds[0] == S_IN_PROGRESS:
-        assert tail[0]["session"]["required_actions"] == [], tail[0]
-    cancelled = tail[-2]
-    assert cancelled["session_id"] == session_id
-    assert cancelled["turn"]["status"] == "cancelled" and cancelled["turn"]["error"] is None
-    assert cancelled["turn"]["completed_at"] is not None
-    assert "usage" in cancelled
-    idle = tail[-1]["session"]
-    assert idle["status"] == "idle" and idle["required_actions"] == []
-    return cancelled["turn_id"]
-
-
-def start_pending_call(engine):
+def start_pending_call(engine, harness):
     """A creation stream whose model called get_weather; cancelled while the call is pending.
     Returns (session_id, the required action as a dict, events)."""
-    stream = engine.client.beta.agents.sessions.create(
-        environment={"type": "none"},
-        agent={"model": "gpt-test", "tools": [WEATHER_FUNCTION]},
-        input="What is the weather in Paris?",
-        stream=True,
-    ).with_result_collection()
+    stream = harness.create(engine, stream=True).with_result_collection()
     events, cancel_response, _ = cancel_after(stream, lambda e: e["type"] == S_REQUIRES_ACTION, engine)
     assert_cancel_accepted(cancel_response)
     # The helper sees a cancelled Turn, not a result.
@@ -103,9 +91,9 @@ def start_pending_call(engine):
     return session_id, action, events
 
 
-def test_cancel_while_a_function_call_is_pending(start_engine):
-    engine = start_engine(SCENARIO)
-    session_id, action, events = start_pending_call(engine)
+def test_cancel_while_a_function_call_is_pending(start_engine, harness):
+    engine = start_engine(pending_scenario(harness))
+    session_id, action, events = start_pending_call(engine, harness)
     sessions = engine.client.beta.agents.sessions
 
     ra = types_of(events).index(S_REQUIRES_ACTION)
@@ -116,8 +104,7 @@ def test_cancel_while_a_function_call_is_pending(start_engine):
 
     session = sessions.retrieve(session_id)
     assert session.status == "idle" and session.required_actions == []
-    turn = sessions.turns.retrieve(turn_id, session_id=session_id)
-    assert turn.status == "cancelled"
+    assert sessions.turns.retrieve(turn_id, session_id=session_id).status == "cancelled"
     # No result was applied: the history holds the question and the call, nothing after it.
     items = list(sessions.items.list(session_id, order="asc"))
     assert [i.type for i in items] == ["message", "function_call"]
@@ -127,7 +114,7 @@ def test_cancel_while_a_function_call_is_pending(start_engine):
     status, headers, body = post_events(engine, session_id, tool_result(action, '{"temp":21}'))
     assert status == 409, body
     err = error_of(body)
-    assert err["type"] == "conflict_error" and err["message"] == CANNOT_ACCEPT and err["param"] is None
+    assert err == {"message": CANNOT_ACCEPT, "type": "conflict_error", "param": None, "code": "conflict_error"}
     assert headers["x-should-retry"] == "false"
     with pytest.raises(ConflictError) as conflict:
         sessions.events.create(session_id, events=[tool_result(action, '{"temp":22}')])
@@ -136,16 +123,17 @@ def test_cancel_while_a_function_call_is_pending(start_engine):
     session = sessions.retrieve(session_id)
     assert session.status == "idle" and session.required_actions == []
     assert [i.type for i in sessions.items.list(session_id, order="asc")] == ["message", "function_call"]
+    # The model never heard from the cancelled call; the harness made no further request.
+    assert len(harness.model_calls(engine)) == 1
+    assert action["call_id"] not in dict(harness.sent_results(engine))
 
 
-def test_session_completes_a_new_turn_after_a_cancel(start_engine):
-    engine = start_engine(SCENARIO)
-    session_id, action, _ = start_pending_call(engine)
+def test_session_completes_a_new_turn_after_a_cancel(start_engine, harness):
+    engine = start_engine(pending_scenario(harness))
+    session_id, action, _ = start_pending_call(engine, harness)
     sessions = engine.client.beta.agents.sessions
 
-    with sessions.stream(
-        session_id, input="Try again please.", tool_handlers={"get_weather": lambda args: {"temp": 21}}
-    ) as stream:
+    with sessions.stream(session_id, input="Try again please.", tool_handlers=HANDLERS) as stream:
         stream.with_result_collection()
         events = as_dicts(stream)
         result = stream.get_final_result()
@@ -157,21 +145,23 @@ def test_session_completes_a_new_turn_after_a_cancel(start_engine):
     assert [(t.id, t.status) for t in turns] == [(action["turn_id"], "cancelled"), (result.turn_id, "completed")]
     # The new call is a different call; the cancelled one stays unanswerable.
     new_call = next(e["item"] for e in events if e["type"] == ITEM_DONE and e["item"]["type"] == "function_call")
-    assert new_call["call_id"] != action["call_id"] or new_call["turn_id"] != action["turn_id"]
+    assert new_call["call_id"] != action["call_id"]
     status, _, body = post_events(engine, session_id, tool_result(action, '{"temp":21}'))
     assert status == 409 and error_of(body)["message"] == CANNOT_ACCEPT
 
+    # The same conversation went on; the cancelled call's result is not the caller's.
+    sent = harness.sent_wire_results(engine)
+    assert sent[new_call["call_id"]] == harness.wire_result('{"temp":21}')
+    cancelled = sent.get(action["call_id"])
+    assert cancelled is None or '{"temp":2' not in str(cancelled)
+    texts = harness.user_texts(harness.model_calls(engine)[-1])
+    assert "What is the weather in Paris?" in texts and "Try again please." in texts
 
-def test_cancel_on_an_idle_session_is_a_no_op(start_engine):
-    engine = start_engine(SCENARIO)
+
+def test_cancel_on_an_idle_session_is_a_no_op(start_engine, harness):
+    engine = start_engine(idle_scenario(harness))
     sessions = engine.client.beta.agents.sessions
-    result = sessions.create(
-        environment={"type": "none"},
-        agent={"model": "gpt-test", "tools": [WEATHER_FUNCTION]},
-        input="What is the weather in Paris?",
-        stream=True,
-        tool_handlers={"get_weather": lambda args: {"temp": 21}},
-    ).get_final_result()
+    result = harness.create(engine, stream=True, tool_handlers=HANDLERS).get_final_result()
     session_id = result.session_id
     before = sessions.retrieve(session_id)
     assert before.status == "idle"
@@ -184,11 +174,11 @@ def test_cancel_on_an_idle_session_is_a_no_op(start_engine):
     assert [(t.id, t.status) for t in sessions.turns.list(session_id).data] == [(result.turn_id, "completed")]
     assert len(list(sessions.items.list(session_id))) == 4
     # Still usable: the next message runs a normal Turn.
-    with sessions.stream(session_id, input="Again?", tool_handlers={"get_weather": lambda args: {"temp": 21}}) as s:
+    with sessions.stream(session_id, input="Again?", tool_handlers=HANDLERS) as s:
         assert s.get_final_result().output_text == ANSWER
 
 
-def test_cancel_while_the_model_is_slow(start_engine):
+def test_cancel_while_the_model_is_slow(start_engine, harness):
     # The first model request is answered only after a minute; later ones at once.
     engine = start_engine(
         {
@@ -196,14 +186,12 @@ def test_cancel_while_the_model_is_slow(start_engine):
             "otherwise": {"text": "Fresh answer.", "deltas": 2},
         }
     )
-    stream = engine.client.beta.agents.sessions.create(
-        environment={"type": "none"}, agent={"model": "gpt-test"}, input="Take your time.", stream=True
-    )
+    stream = harness.create(engine, stream=True, agent={"model": harness.model}, input="Take your time.")
 
     def model_is_waiting(event):
         if event["type"] != "agent.session.turn.in_progress":
             return False
-        wait_for_model_requests(engine, 1)
+        harness.wait_for_model_calls(engine, 1)
         return True
 
     events, cancel_response, at = cancel_after(stream, model_is_waiting, engine)
@@ -216,31 +204,34 @@ def test_cancel_while_the_model_is_slow(start_engine):
     sessions = engine.client.beta.agents.sessions
     assert sessions.turns.retrieve(turn_id, session_id=session_id).status == "cancelled"
     assert [i.type for i in sessions.items.list(session_id)] == ["message"]
-    assert len(model_requests(engine)) == 1
+    assert len(harness.model_calls(engine)) == 1
 
     with sessions.stream(session_id, input="Now quickly.") as s:
         result = s.get_final_result()
     assert result.output_text == "Fresh answer."
     assert [t.status for t in sessions.turns.list(session_id, order="asc").data] == ["cancelled", "completed"]
+    assert sessions.retrieve(session_id).status == "idle"
 
 
-def test_cancel_mid_message_marks_the_message_incomplete(start_engine):
+def test_cancel_mid_message_marks_the_message_incomplete(start_engine, harness):
     # 20 deltas, 400 ms apart: the message is still streaming when the cancel arrives.
     engine = start_engine(
         {"rules": [{"when": {"request": 1}, "reply": {"text": "word " * 20, "deltas": 20, "interval_ms": 400}}]}
     )
-    stream = engine.client.beta.agents.sessions.create(
-        environment={"type": "none"}, agent={"model": "gpt-test"}, input="Talk slowly.", stream=True
-    )
+    stream = harness.create(engine, stream=True, agent={"model": harness.model}, input="Talk slowly.")
     events, cancel_response, at = cancel_after(stream, lambda e: e["type"] == TEXT_DELTA, engine)
     assert_cancel_accepted(cancel_response)
     session_id = events[0]["session"]["id"]
     assert_unique_event_ids(events)
-    # Deltas already on their way may still arrive, and the message may be closed (item.done);
-    # then the Turn ends cancelled.
+    # Deltas already on their way may still arrive, and the message may be closed with this
+    # harness's closing events; then the Turn ends cancelled.
+    allowed = MESSAGE_CLOSERS[harness.name]
+    closer_types = {t for closers in allowed for t in closers}
     after = events[at + 1 :]
-    closing = [e for e in after if e["type"] in (TEXT_DELTA, ITEM_DONE)]
+    closing = [e for e in after if e["type"] == TEXT_DELTA or e["type"] in closer_types]
     assert_ends_cancelled([e for e in after if e not in closing], session_id)
+    closers = [e["type"] for e in closing if e["type"] != TEXT_DELTA]
+    assert closers in allowed, closers
 
     sessions = engine.client.beta.agents.sessions
     items = list(sessions.items.list(session_id, order="asc"))
@@ -251,7 +242,12 @@ def test_cancel_mid_message_marks_the_message_incomplete(start_engine):
     streamed = "".join(e["delta"] for e in events if e["type"] == TEXT_DELTA)
     assert streamed and ("word " * 20).startswith(streamed) and streamed != "word " * 20
     assert "".join(c.text for c in partial.content) == streamed
-    # If the stream closes the message, it closes it incomplete, never completed.
+    # If the stream closes the message, it closes it incomplete (never completed), with the
+    # streamed text.
     for e in events:
         if e["type"] == ITEM_DONE:
             assert e["item"]["id"] == partial.id and e["item"]["status"] == "incomplete", e
+        if e["type"] == TEXT_DONE:
+            assert e["text"] == streamed, e
+        if e["type"] == PART_DONE:
+            assert e["part"]["text"] == streamed, e
