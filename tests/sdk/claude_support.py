@@ -44,6 +44,13 @@ class ClaudeHarness(Harness):
     def wire_result(self, text):
         return [{"type": "text", "text": text}]
 
+    def assert_sent_result(self, engine, call_id, text, is_error=False):
+        """One tool_result block under the call's tool-use id with that text, flagged is_error
+        exactly when the result failed."""
+        block = function_result_blocks(engine, [call_id])[call_id]
+        assert block_text(block) == text
+        assert bool(block.get("is_error")) is is_error, block
+
     def user_texts(self, entry):
         return [
             b.get("text")

@@ -210,6 +210,11 @@ class Harness:
         """A successful text result as `sent_wire_results` shows it."""
         return text
 
+    def assert_sent_result(self, engine, call_id, text, is_error=False):
+        """The model received `text` as the result of `call_id` (a function_call_output carries
+        no error flag, so codex sends a failed result's text the same way)."""
+        assert self.sent_wire_results(engine)[call_id] == text
+
     def user_texts(self, entry):
         """The user texts of one model request."""
         texts = []

@@ -1,32 +1,15 @@
 """Function calls on the real `claude` binary (claude_code Sessions) through the official SDK:
-the tool-handler roundtrip on the creation stream and through `sessions.stream` on a later Turn,
-the manual flow from a fresh client, the Items history, the canonical event order of the Turn,
-and the exact text that reached the model as an Anthropic `tool_result` block
-(execution-tools.md "Functions", harnesses.md §3; agents-api-wire.md §8.2)."""
-
-import json
+the manual flow from a fresh client, the Items history, and the exact text that reached the
+model as an Anthropic `tool_result` block (execution-tools.md "Functions", harnesses.md §3). The
+tool-handler roundtrip on the creation stream and through `sessions.stream`, with the canonical
+event order of the Turn (agents-api-wire.md §8.2), runs on both harnesses in
+test_sessions_stream_order.py."""
 
 from openai import OpenAI
 
-from claude_support import WEATHER, block_text, create, function_result_blocks, messages_calls
+from claude_support import CLAUDE, WEATHER, create
 from conftest import API_KEY
 from session_support import items_raw, wait_idle, wait_required_actions
-from stream_support import (
-    CREATED,
-    ITEM_ADDED,
-    ITEM_DONE,
-    S_IN_PROGRESS,
-    S_REQUIRES_ACTION,
-    T_CREATED,
-    T_IN_PROGRESS,
-    as_dicts,
-    assert_items_done_only_for_outputs,
-    assert_unique_event_ids,
-    function_call_turn,
-    item_events,
-    message_text_events,
-    types_of,
-)
 
 ANSWER = "It is sunny in Paris."
 
@@ -44,135 +27,6 @@ SCENARIO = {
     "otherwise": {"text": "Nothing scripted."},
 }
 
-HANDLERS = {"get_weather": lambda args: {"temp": 21}}
-HANDLER_OUTPUT = '{"temp":21}'
-
-
-def assert_function_call_turn(events, session_id):
-    """The facts of one claude function-call Turn (events without agent.session.created)."""
-    turn_id = events[0]["turn_id"]
-    created = next(e for e in events if e["type"] == T_CREATED)
-    in_progress = next(e for e in events if e["type"] == T_IN_PROGRESS)
-    assert created["turn"]["status"] == "queued" and created["turn"]["session_id"] == session_id
-    assert in_progress["turn"]["status"] == "in_progress" and in_progress["turn"]["started_at"] is not None
-    for e in events:
-        if e["type"] == S_IN_PROGRESS:
-            assert e["session"]["status"] == "in_progress", e
-
-    items = item_events(events)
-    assert [(e["type"], e["item"]["type"], e["output_index"]) for e in items] == [
-        (ITEM_ADDED, "message", None),
-        (ITEM_ADDED, "function_call", 0),
-        (ITEM_DONE, "function_call", 0),
-        (ITEM_ADDED, "function_call_output", None),
-        (ITEM_ADDED, "message", 1),
-        (ITEM_DONE, "message", 1),
-    ]
-    assert_items_done_only_for_outputs(events)
-    user, call_added, call_done, output, msg_added, msg_done = items
-    assert user["item"]["role"] == "user" and user["item"]["status"] == "completed"
-    call = call_done["item"]
-    # The public name, not claude's mcp__functions__ spelling; the model's arguments.
-    assert call["name"] == "get_weather" and call["status"] == "completed"
-    assert call["id"] == call_added["item"]["id"] and call["call_id"] == call_added["item"]["call_id"]
-    assert json.loads(call["arguments"]) == {"city": "Paris"}
-
-    (requires_action,) = [e for e in events if e["type"] == S_REQUIRES_ACTION]
-    assert requires_action["session"]["status"] == "requires_action"
-    (action,) = requires_action["session"]["required_actions"]
-    assert {k: action[k] for k in ("type", "call_id", "name", "turn_id")} == {
-        "type": "function_call",
-        "call_id": call["call_id"],
-        "name": "get_weather",
-        "turn_id": turn_id,
-    }
-    assert json.loads(action["arguments"]) == {"city": "Paris"}
-    assert output["item"]["call_id"] == call["call_id"]
-    assert output["item"]["output"] == HANDLER_OUTPUT and output["item"]["error"] is None
-
-    msg = msg_done["item"]
-    assert msg["id"] == msg_added["item"]["id"]
-    assert msg["role"] == "assistant" and msg["status"] == "completed" and msg["phase"] == "final_answer"
-    assert [(c["type"], c["text"]) for c in msg["content"]] == [("output_text", ANSWER)]
-    deltas, done_text, part_text = message_text_events(events, msg["id"])
-    assert "".join(d["delta"] for d in deltas) == done_text == part_text == ANSWER
-
-    for e in events:
-        if e["type"].startswith("agent.session.turn."):
-            assert e["session_id"] == session_id and e["turn_id"] == turn_id, e
-        else:
-            assert "session_id" not in e and e["session"]["id"] == session_id, e
-    assert events[-2]["turn"]["status"] == "completed"
-    idle = events[-1]["session"]
-    assert idle["status"] == "idle" and idle["required_actions"] == []
-    return turn_id, call["call_id"]
-
-
-def create_weather_session(engine):
-    stream = create(engine, stream=True, tool_handlers=HANDLERS).with_result_collection()
-    events = as_dicts(stream)
-    return events, stream.get_final_result()
-
-
-def test_tool_handler_roundtrip_on_the_creation_stream(start_engine):
-    engine = start_engine(SCENARIO)
-    events, result = create_weather_session(engine)
-
-    # The canonical order of a function Turn (§8.2), the final answer streamed in the model's
-    # 3 deltas.
-    assert types_of(events) == [CREATED] + function_call_turn(final_deltas=3)
-    assert_unique_event_ids(events)
-    session_id = events[0]["session"]["id"]
-    assert events[0]["session"]["status"] in ("queued", "in_progress", "idle")
-    turn_id, call_id = assert_function_call_turn(events[1:], session_id)
-
-    assert result.turn.status == "completed" and result.turn_id == turn_id and result.session_id == session_id
-    assert result.output_text == ANSWER
-    assert [(m.phase, m.status) for m in result.messages] == [("final_answer", "completed")]
-
-    # The model got the handler's output as the tool_result of its own tool-use id.
-    calls = messages_calls(engine)
-    assert [c["matched"]["name"] for c in calls] == ["call", "answer"]
-    assert WEATHER in [t["name"] for t in calls[0]["body"]["tools"]]
-    block = function_result_blocks(engine, [call_id])[call_id]
-    assert block_text(block) == HANDLER_OUTPUT and not block.get("is_error")
-
-
-def test_second_turn_through_the_sessions_stream_helper(start_engine):
-    engine = start_engine(SCENARIO)
-    first_events, first = create_weather_session(engine)
-    session_id = first.session_id
-
-    with engine.client.beta.agents.sessions.stream(session_id, input="And tomorrow?", tool_handlers=HANDLERS) as stream:
-        stream.with_result_collection()
-        events = as_dicts(stream)
-        result = stream.get_final_result()
-
-    # A Turn on an existing Session: no agent.session.created, output_index restarts at 0.
-    assert types_of(events) == function_call_turn(final_deltas=3)
-    turn_id, call_id = assert_function_call_turn(events, session_id)
-    assert turn_id != first.turn_id
-    assert_unique_event_ids(first_events + events)
-    assert result.turn_id == turn_id and result.turn.status == "completed"
-    assert result.output_text == ANSWER
-
-    turns = engine.client.beta.agents.sessions.turns.list(session_id, order="asc").data
-    assert [(t.id, t.status) for t in turns] == [(first.turn_id, "completed"), (turn_id, "completed")]
-    # The same claude conversation went on: the second Turn's requests carry the first Turn's
-    # exchange, and the new call's result reached the model under its own id.
-    calls = messages_calls(engine)
-    assert [c["matched"]["name"] for c in calls] == ["call", "answer", "call", "answer"]
-    texts = [
-        b.get("text")
-        for m in calls[2]["body"]["messages"]
-        if m["role"] == "user" and isinstance(m["content"], list)
-        for b in m["content"]
-    ]
-    assert "What is the weather in Paris?" in texts and "And tomorrow?" in texts
-    first_call = next(e["item"]["call_id"] for e in first_events if e["type"] == ITEM_DONE and e["item"]["type"] == "function_call")
-    assert call_id != first_call
-    blocks = function_result_blocks(engine, [first_call, call_id])
-    assert [block_text(blocks[c]) for c in (first_call, call_id)] == [HANDLER_OUTPUT, HANDLER_OUTPUT]
 
 
 def test_manual_result_from_a_fresh_client(start_engine):
@@ -241,8 +95,7 @@ def test_manual_result_from_a_fresh_client(start_engine):
     assert items[3]["role"] == "assistant" and items[3]["phase"] == "final_answer" and items[3]["status"] == "completed"
     assert items[3]["content"][0]["text"] == ANSWER
     # Exactly the saved text reached the model, as a successful tool_result.
-    block = function_result_blocks(engine, [saved["call_id"]])[saved["call_id"]]
-    assert block_text(block) == text and not block.get("is_error")
+    CLAUDE.assert_sent_result(engine, saved["call_id"], text)
 
 
 def test_failed_result_history_and_what_the_model_received(start_engine):
@@ -286,6 +139,4 @@ def test_failed_result_history_and_what_the_model_received(start_engine):
         [ANSWER],
     )
     # The model received one error tool_result: the output, then the error, on its own line.
-    block = function_result_blocks(engine, [action["call_id"]])[action["call_id"]]
-    assert block.get("is_error") is True
-    assert block_text(block) == "lookup failed\nno such city"
+    CLAUDE.assert_sent_result(engine, action["call_id"], "lookup failed\nno such city", is_error=True)

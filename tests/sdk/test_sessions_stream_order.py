@@ -1,13 +1,16 @@
 """The event sequences of a Turn (agents-api-wire.md §8.2) as the official SDK reads them: on the
 creation stream, through the `sessions.stream` helper, and on the raw `events.stream`, plus the
-SSE bytes themselves (§8.1)."""
+SSE bytes themselves (§8.1). The function-call Turn on the creation stream and through
+`sessions.stream` runs on both harnesses (the `harness` fixture: codex, claude_code), with what
+reached the model; the rest on the default harness, codex."""
 
 import json
 
 import pytest
 from openai.lib.beta.agents import AgentTurnResultError
 
-from conftest import WEATHER_FUNCTION
+from claude_support import offered_tool_names
+from session_support import CODEX
 from stream_support import (
     CREATED,
     ITEM_ADDED,
@@ -41,38 +44,43 @@ from stream_support import (
 ANSWER = "It is sunny in Paris."
 TEXT = "The quick brown fox jumps over the lazy dog."
 
-# get_weather is called once per Turn; once its output ({"temp":21}) is back the model answers
-# ANSWER in 3 deltas; without the tool, the model answers TEXT in 5 deltas.
-SCENARIO = {
-    "rules": [
-        {
-            "name": "call",
-            "when": {"tool_offered": "get_weather", "tool_output_present": False},
-            "reply": {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Paris"}}]},
-        },
-        {
-            "name": "answer",
-            "when": {"last_kind": "tool_output", "last_text_contains": '"temp":21'},
-            "reply": {"text": ANSWER, "deltas": 3},
-        },
-    ],
-    "otherwise": {"text": TEXT, "deltas": 5},
-}
+def scenario(harness):
+    """get_weather (under the name this harness's model sees) is called once per Turn; once its
+    output ({"temp":21}) is back the model answers ANSWER in 3 deltas; without the tool, the model
+    answers TEXT in 5 deltas."""
+    return {
+        "rules": [
+            {
+                "name": "call",
+                "when": {"tool_offered": harness.weather, "tool_output_present": False},
+                "reply": {"tool_calls": [{"name": harness.weather, "arguments": {"city": "Paris"}}]},
+            },
+            {
+                "name": "answer",
+                "when": {"last_kind": "tool_output", "last_text_contains": '"temp":21'},
+                "reply": {"text": ANSWER, "deltas": 3},
+            },
+        ],
+        "otherwise": {"text": TEXT, "deltas": 5},
+    }
 
+
+SCENARIO = scenario(CODEX)
 HANDLERS = {"get_weather": lambda args: {"temp": 21}}
+HANDLER_OUTPUT = '{"temp":21}'
 
 
-def create_weather_session(engine):
+def create_weather_session(engine, harness=CODEX):
     """A creation stream with a tool handler, collected: (events as dicts, final result)."""
-    stream = engine.client.beta.agents.sessions.create(
-        environment={"type": "none"},
-        agent={"model": "gpt-test", "tools": [WEATHER_FUNCTION]},
-        input="What is the weather in Paris?",
-        stream=True,
-        tool_handlers=HANDLERS,
-    ).with_result_collection()
+    stream = harness.create(engine, stream=True, tool_handlers=HANDLERS).with_result_collection()
     events = as_dicts(stream)
     return events, stream.get_final_result()
+
+
+def function_call_of(events):
+    """The call ID of the (one) function call a Turn's events announce done."""
+    (call_id,) = [e["item"]["call_id"] for e in events if e["type"] == ITEM_DONE and e["item"]["type"] == "function_call"]
+    return call_id
 
 
 def assert_turn_lifecycle(events, session_id):
@@ -148,13 +156,15 @@ def assert_function_call_turn(events, session_id):
     return turn_id
 
 
-def test_function_call_turn_on_the_creation_stream(start_engine):
-    engine = start_engine(SCENARIO)
-    events, result = create_weather_session(engine)
+def test_function_call_turn_on_the_creation_stream(start_engine, harness):
+    engine = start_engine(scenario(harness))
+    events, result = create_weather_session(engine, harness)
 
+    # The canonical order of a function Turn (§8.2), the final answer in the model's 3 deltas.
     assert types_of(events) == [CREATED] + function_call_turn(final_deltas=3)
     assert_unique_event_ids(events)
     session_id = events[0]["session"]["id"]
+    assert events[0]["session"]["status"] in ("queued", "in_progress", "idle")
     turn_id = assert_function_call_turn(events[1:], session_id)
 
     assert result.turn.status == "completed" and result.turn_id == turn_id
@@ -162,10 +172,16 @@ def test_function_call_turn_on_the_creation_stream(start_engine):
     assert result.output_text == ANSWER
     assert [(m.phase, m.status) for m in result.messages] == [("final_answer", "completed")]
 
+    # The model got the handler's output as the result of its own call.
+    calls = harness.model_calls(engine)
+    assert [c["matched"]["name"] for c in calls] == ["call", "answer"]
+    assert harness.weather in offered_tool_names(calls[0])
+    harness.assert_sent_result(engine, function_call_of(events), HANDLER_OUTPUT)
 
-def test_second_turn_through_the_sessions_stream_helper(start_engine):
-    engine = start_engine(SCENARIO)
-    first_events, first = create_weather_session(engine)
+
+def test_second_turn_through_the_sessions_stream_helper(start_engine, harness):
+    engine = start_engine(scenario(harness))
+    first_events, first = create_weather_session(engine, harness)
     session_id = first.session_id
 
     with engine.client.beta.agents.sessions.stream(
@@ -185,6 +201,16 @@ def test_second_turn_through_the_sessions_stream_helper(start_engine):
     assert result.output_text == ANSWER
     turns = engine.client.beta.agents.sessions.turns.list(session_id, order="asc").data
     assert [(t.id, t.status) for t in turns] == [(first.turn_id, "completed"), (turn_id, "completed")]
+    # The same conversation went on: the second Turn's requests carry the first Turn's
+    # exchange, and the new call's result reached the model under its own id.
+    calls = harness.model_calls(engine)
+    assert [c["matched"]["name"] for c in calls] == ["call", "answer", "call", "answer"]
+    texts = harness.user_texts(calls[2])
+    assert "What is the weather in Paris?" in texts and "And tomorrow?" in texts
+    first_call, call_id = function_call_of(first_events), function_call_of(events)
+    assert call_id != first_call
+    for c in (first_call, call_id):
+        harness.assert_sent_result(engine, c, HANDLER_OUTPUT)
 
 
 def test_raw_events_stream_spans_turns(start_engine):
