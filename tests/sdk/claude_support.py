@@ -9,10 +9,8 @@ Binary facts these helpers lean on (claude 2.1.332, crates/claude/tests):
   the last item's text cannot see the first request's user text;
 - a function result reaches the model as a `tool_result` block under the call's tool-use id."""
 
-import time
-
 from conftest import WEATHER_FUNCTION
-from session_support import DEFAULT_TIMEOUT, Harness
+from session_support import Harness
 
 HARNESS = {"x_agents_core": {"harness": "claude_code"}}
 MODEL = "claude-test"
@@ -86,19 +84,6 @@ def create_pending(engine, tools=(WEATHER_FUNCTION,), text="What is the weather 
 def messages_calls(engine, since=0):
     """Journal entries of Anthropic Messages model requests (not count_tokens or probes)."""
     return [e for e in engine.journal()[since:] if e["path"] == "/v1/messages" and e["method"] == "POST"]
-
-
-def wait_for_messages_calls(engine, count, timeout=DEFAULT_TIMEOUT):
-    """Polls the journal until `count` Messages requests arrived (entries are written before the
-    reply starts, so a delayed reply is already there)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        calls = messages_calls(engine)
-        if len(calls) >= count:
-            return calls
-        if time.monotonic() > deadline:
-            raise AssertionError(f"only {len(calls)} Messages requests after {timeout}s")
-        time.sleep(0.02)
 
 
 def offered_tool_names(entry):

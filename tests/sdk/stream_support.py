@@ -3,7 +3,6 @@ streams as plain dicts, the canonical event sequences of agents-api-wire.md §8.
 reading, and journal helpers for what the harness sent to the mock model."""
 
 import json
-import time
 import urllib.request
 
 from conftest import API_KEY
@@ -271,19 +270,6 @@ def assert_plain_data_frames(raw: bytes):
 def model_requests(engine, since: int = 0):
     """Model requests (Responses) the harness sent, after the first `since` journal entries."""
     return [e for e in engine.journal()[since:] if e["path"] == "/v1/responses"]
-
-
-def wait_for_model_requests(engine, count: int, timeout: float = 30.0):
-    """Polls the journal (a condition, not a fixed sleep) until `count` model requests arrived.
-    The mock writes an entry before it starts answering, so a delayed reply is already there."""
-    deadline = time.monotonic() + timeout
-    while True:
-        requests = model_requests(engine)
-        if len(requests) >= count:
-            return requests
-        if time.monotonic() > deadline:
-            raise AssertionError(f"only {len(requests)} model requests after {timeout}s")
-        time.sleep(0.02)
 
 
 def tool_named(tools, name):
