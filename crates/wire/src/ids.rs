@@ -17,6 +17,10 @@ pub enum IdKind {
     Call,
     ApiKey,
     Request,
+    /// One execution of a Turn on a Runtime (Core–Runtime frames carry it).
+    Run,
+    /// One delivery of an admitted function result to a Runtime (its receipt names it).
+    Delivery,
 }
 
 impl IdKind {
@@ -30,6 +34,8 @@ impl IdKind {
             IdKind::Call => "call_",
             IdKind::ApiKey => "key_",
             IdKind::Request => "req_",
+            IdKind::Run => "run_",
+            IdKind::Delivery => "dlv_",
         }
     }
 }

@@ -194,12 +194,9 @@ impl Engine {
             .and_then(|l| l.doc.active.as_ref())
             .map(|t| t.run_id.clone());
         **guard = Some(tx.live);
-        if before.is_some() && before != run {
+        if let Some(settled) = before.filter(|b| Some(b) != run.as_ref()) {
             // The Turn settled: its Run takes no more frames.
-            self.runs
-                .lock()
-                .expect("runs lock")
-                .remove(&before.unwrap_or_default());
+            self.runs.lock().expect("runs lock").remove(&settled);
         }
         for effect in tx.effects {
             match effect {

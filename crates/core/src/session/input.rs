@@ -119,7 +119,7 @@ pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), Failure> {
     ));
     tx.live.doc.active = Some(ActiveTurn {
         turn,
-        run_id: new_id(IdKind::Request).replacen("req_", "run_", 1),
+        run_id: new_id(IdKind::Run),
         start_input: input,
         pending_steers: Vec::new(),
         started: false,
@@ -197,7 +197,7 @@ pub fn tool_result(
         return Err(conflict(CANNOT_ACCEPT));
     }
 
-    let delivery_id = new_id(IdKind::Request).replacen("req_", "dlv_", 1);
+    let delivery_id = new_id(IdKind::Delivery);
     let turn = tx.active().expect("the call's Turn is active");
     let (link, run, tid) = (turn.link, turn.run_id.clone(), turn.turn.id.clone());
     turn.deliveries
