@@ -23,7 +23,10 @@ struct Link {
     runtime_id: String,
     local: bool,
     tx: mpsc::Sender<Envelope<CoreToRuntime>>,
-    harnesses: Vec<HarnessAdvertisement>,
+    /// Whether the last heartbeat listed any harness (readiness), runnable or not.
+    advertised: bool,
+    /// Each runnable harness with the capabilities it advertises, read once per heartbeat.
+    runnable: Vec<(HarnessId, HashSet<Capability>)>,
     prepared: HashSet<String>,
 }
 
@@ -43,12 +46,17 @@ pub struct Links {
     preparing: Mutex<HashMap<(u64, String), oneshot::Sender<PreparationStatus>>>,
 }
 
-fn advertises(ad: &HarnessAdvertisement, capability: Capability) -> bool {
-    // The capability names are the wire member names of `Capabilities`.
-    serde_json::to_value(ad.capabilities)
-        .ok()
-        .and_then(|v| v.get(capability.as_str()).and_then(Value::as_bool))
-        .unwrap_or(false)
+/// The capabilities an advertisement turns on, by their wire member names (the names of
+/// [`Capability`]).
+fn advertised(ad: &HarnessAdvertisement) -> HashSet<Capability> {
+    let Ok(Value::Object(fields)) = serde_json::to_value(ad.capabilities) else {
+        return HashSet::new();
+    };
+    fields
+        .iter()
+        .filter(|(_, on)| on.as_bool() == Some(true))
+        .filter_map(|(name, _)| Capability::parse(name))
+        .collect()
 }
 
 impl Links {
@@ -65,7 +73,8 @@ impl Links {
                 runtime_id,
                 local,
                 tx,
-                harnesses: Vec::new(),
+                advertised: false,
+                runnable: Vec::new(),
                 prepared: HashSet::new(),
             },
         );
@@ -87,14 +96,19 @@ impl Links {
 
     pub fn set_advertisement(&self, link: u64, harnesses: Vec<HarnessAdvertisement>) {
         if let Some(l) = self.links.lock().expect("links lock").get_mut(&link) {
-            l.harnesses = harnesses;
+            l.advertised = !harnesses.is_empty();
+            l.runnable = harnesses
+                .iter()
+                .filter(|a| a.available)
+                .map(|a| (a.harness, advertised(a)))
+                .collect();
         }
     }
 
     /// The local Runtime has advertised its harnesses.
     pub fn local_ready(&self) -> bool {
         let links = self.links.lock().expect("links lock");
-        links.values().any(|l| l.local && !l.harnesses.is_empty())
+        links.values().any(|l| l.local && l.advertised)
     }
 
     /// `/readyz`: a Runtime can take work. While the local Runtime is attached, that is
@@ -106,7 +120,7 @@ impl Links {
         let local_attached = links.values().any(|l| l.local);
         links
             .values()
-            .any(|l| (l.local || !local_attached) && !l.harnesses.is_empty())
+            .any(|l| (l.local || !local_attached) && l.advertised)
     }
 
     /// A link that can run `harness` with every `required` capability, preferring one that
@@ -121,14 +135,10 @@ impl Links {
         let mut missing = None;
         let mut best: Option<u64> = None;
         for (id, link) in links.iter() {
-            let Some(ad) = link
-                .harnesses
-                .iter()
-                .find(|a| a.harness == harness && a.available)
-            else {
+            let Some((_, caps)) = link.runnable.iter().find(|(h, _)| *h == harness) else {
                 continue;
             };
-            if let Some(cap) = required.iter().find(|c| !advertises(ad, **c)) {
+            if let Some(cap) = required.iter().find(|c| !caps.contains(c)) {
                 missing.get_or_insert(*cap);
                 continue;
             }
