@@ -341,7 +341,19 @@ async fn post_events(
                 }
             }
             InputEvent::ToolResult(result) => {
-                let stored = match engine.store.get_call(&id, &result.call_id).await? {
+                // Calls of the running Turn are in memory; only an ended Turn's are read.
+                let in_memory = tx
+                    .live
+                    .doc
+                    .active
+                    .as_ref()
+                    .is_some_and(|t| t.call(&result.call_id).is_some());
+                let stored = if in_memory {
+                    None
+                } else {
+                    engine.store.get_call(&id, &result.call_id).await?
+                };
+                let stored = match stored {
                     Some(rec) => Some(KnownCall {
                         turn_id: rec.turn_id,
                         doc: serde_json::from_str::<CallDoc>(&rec.doc).map_err(|e| {
