@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::State;
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode, Uri};
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::get;
 use switchboard_execution::HarnessId;
@@ -64,6 +64,9 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(routes::agents::routes())
         .merge(routes::sessions::routes())
         .fallback(edge::not_found)
+        .method_not_allowed_fallback(|m: Method, u: Uri| async move {
+            edge::method_not_allowed("/v1", &m, &u)
+        })
         .layer(from_fn_with_state(state.clone(), edge::beta_and_auth));
     Router::new()
         .nest("/v1", v1)
@@ -71,6 +74,9 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .fallback(edge::not_found)
+        .method_not_allowed_fallback(|m: Method, u: Uri| async move {
+            edge::method_not_allowed("", &m, &u)
+        })
         // The body gate applies its own per-route limits; axum's default would answer 413 in
         // the wrong shape.
         .layer(DefaultBodyLimit::disable())

@@ -162,6 +162,23 @@ pub async fn not_found() -> Failure {
     Failure(ApiError::not_found())
 }
 
+/// A known path with a method it does not serve: 405 in the error envelope (axum's own 405 has
+/// an empty body). `prefix` is where the router is nested (nesting strips it from the URI). The
+/// path is echoed only when it is short printable text.
+pub fn method_not_allowed(
+    prefix: &str,
+    method: &axum::http::Method,
+    uri: &axum::http::Uri,
+) -> Failure {
+    let path = format!("{prefix}{}", uri.path());
+    let path = if path.len() <= 256 && path.bytes().all(|b| b.is_ascii_graphic()) {
+        path
+    } else {
+        "…".to_owned()
+    };
+    Failure(ApiError::method_not_allowed(method.as_str(), &path))
+}
+
 /// A JSON response with a status.
 pub fn json(status: StatusCode, v: Value) -> Response {
     (status, axum::Json(v)).into_response()

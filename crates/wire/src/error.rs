@@ -20,6 +20,8 @@ pub enum ErrorCode {
     InvalidRequest(&'static str),
     /// A body over the route's size limit.
     RequestTooLarge,
+    /// A known path asked with a method it does not serve. Code `null`, as the official API.
+    MethodNotAllowed,
     /// The selected harness (or Runtime) cannot run this configuration.
     UnsupportedConfiguration,
     /// A semantic conflict (`conflict_error`): never retried by the SDK.
@@ -41,6 +43,7 @@ impl ErrorCode {
             ErrorCode::NotFound => (404, "not_found_error", Some("not_found_error")),
             ErrorCode::InvalidRequest(code) => (400, "invalid_request_error", Some(code)),
             ErrorCode::RequestTooLarge => (413, "invalid_request_error", Some("request_too_large")),
+            ErrorCode::MethodNotAllowed => (405, "invalid_request_error", None),
             ErrorCode::UnsupportedConfiguration => (
                 400,
                 "invalid_request_error",
@@ -90,6 +93,15 @@ impl ApiError {
             ErrorCode::Unauthorized,
             None,
             "A valid Agents API bearer key is required.",
+        )
+    }
+
+    /// "Invalid method for URL (POST /v1/…)": the official API's 405 message.
+    pub fn method_not_allowed(method: &str, path: &str) -> Self {
+        ApiError::new(
+            ErrorCode::MethodNotAllowed,
+            None,
+            format!("Invalid method for URL ({method} {path})"),
         )
     }
 

@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use switchboard_execution::{InputEvent, parse_input_events, parse_session_update};
+use switchboard_execution::{InputEvent, parse_input_events, parse_metadata, parse_session_update};
 use switchboard_store::{IdempotencyRecord, Page, PageQuery, SessionFilter, StoreError};
 use switchboard_wire::body::SESSION_CREATE_LIMIT;
 use switchboard_wire::ids::{IdKind, is_valid};
@@ -141,18 +141,10 @@ async fn list(
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
     let page = page_query(&q)?;
-    let mut filter = SessionFilter {
+    let filter = SessionFilter {
         agent_id: q.get("agent_id").filter(|s| !s.is_empty()).cloned(),
-        metadata: Vec::new(),
+        metadata: metadata_filter(&q)?,
     };
-    for (k, v) in &q {
-        if let Some(key) = k
-            .strip_prefix("metadata[")
-            .and_then(|k| k.strip_suffix(']'))
-        {
-            filter.metadata.push((key.to_owned(), v.clone()));
-        }
-    }
     let rows = or_empty(state.store.list_sessions(&page, &filter).await)?;
     let data = rows
         .data
@@ -160,6 +152,25 @@ async fn list(
         .map(create::session_json)
         .collect::<Result<Vec<_>, _>>()?;
     Ok(page_response(data, rows.has_more))
+}
+
+/// The `metadata[k]=v` pairs of a list query. They are bounded like the metadata they match
+/// (at most 16 pairs, keys up to 64 characters, values up to 512, with the same messages): a
+/// filter no Session can meet is a 400, and an unbounded one would grow the store's query
+/// without limit.
+fn metadata_filter(q: &HashMap<String, String>) -> Result<Vec<(String, String)>, Failure> {
+    let pairs: serde_json::Map<String, Value> = q
+        .iter()
+        .filter_map(|(k, v)| {
+            let key = k.strip_prefix("metadata[")?.strip_suffix(']')?;
+            Some((key.to_owned(), Value::String(v.clone())))
+        })
+        .collect();
+    let pairs = parse_metadata(&Value::Object(pairs), "metadata")?;
+    Ok(pairs
+        .into_iter()
+        .map(|(k, v)| (k, v.as_str().unwrap_or_default().to_owned()))
+        .collect())
 }
 
 fn or_empty<T>(r: Result<Page<T>, StoreError>) -> Result<Page<T>, Failure> {
