@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs that cargo does not: a Python venv with the pinned
-# official SDKs and pytest, and the pinned native harness binaries (scripts/install-harnesses.sh).
+# official SDKs and pytest, the pinned native harness binaries (scripts/install-harnesses.sh), and
+# a pinned Node with the TypeScript SDK suite's packages (scripts/install-node.sh).
 # Idempotent; safe to run on a fresh machine and in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,3 +26,4 @@ fi
 echo "setup: python venv ready (.venv: $want)"
 
 ./scripts/install-harnesses.sh
+./scripts/install-node.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what the tests need (scripts/setup.sh), builds, runs every Rust
-# test with nextest, then the SDK suite (tests/sdk, pytest, official `openai` SDK) against the
-# real `switchboard` binary. CI runs exactly this (.ci/run).
+# test with nextest, then the SDK suites against the real `switchboard` binary: tests/sdk (pytest,
+# official Python `openai` SDK) and tests/ts (node's test runner, official TypeScript `openai`
+# SDK, on the pinned Node that setup installs). CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,3 +12,6 @@ cargo build --workspace --all-targets
 cargo nextest run --workspace --no-fail-fast
 export SWITCHBOARD_BIN="$PWD/target/debug/switchboard"
 .venv/bin/python -m pytest -q tests/sdk
+# The pinned Node (scripts/install-node.sh prints `node <version> <binary>`; it is idempotent).
+NODE_BIN="$(./scripts/install-node.sh | awk '{print $3}')"
+(cd tests/ts && "$NODE_BIN" --test --test-reporter=spec *.test.ts)

@@ -126,3 +126,41 @@ def test_unknown_route_is_404_envelope(raw):
     status, _, resp = raw.request("GET", "/nothing-here")
     assert status == 404
     assert error_of(resp)["type"] == "not_found_error"
+
+
+# ---------------------------------------------------------------------------------------------
+# Protocol errors (execution-tools "Admission"): whole-body conflicts with the official fields,
+# param null, on Agent save and on Session create, and nothing is written.
+
+TEXT_ARRAY_ROOT = {"format": {"type": "json_schema", "schema": {"type": "array", "items": {"type": "string"}}}}
+STRING_ROOT_FUNCTION = {"type": "function", "name": "f", "description": "", "parameters": {"type": "string"}}
+PROTOCOL_ERRORS = [
+    ({"tools": [{"type": "web_search"}, {"type": "web_search", "mode": "cached"}]}, "duplicate web_search tool"),
+    ({"tools": [{"type": "tool_search"}, {"type": "tool_search"}]}, "duplicate tool_search tool"),
+    ({"text": TEXT_ARRAY_ROOT}, '{p}text.format.schema must have top-level type "object"; got "array"'),
+    ({"tools": [STRING_ROOT_FUNCTION]},
+     "Invalid schema for function 'f': schema must be a JSON Schema of 'type: \"object\"', got 'type: \"string\"'."),
+]
+PROTOCOL_IDS = ["repeated-web-search", "repeated-tool-search", "text-schema-array-root", "function-schema-string-root"]
+
+
+def protocol_error(message):
+    return {"message": message, "type": "invalid_request_error", "param": None, "code": "invalid_request_error"}
+
+
+@pytest.mark.parametrize("members,message", PROTOCOL_ERRORS, ids=PROTOCOL_IDS)
+def test_protocol_errors_on_agent_save(raw, members, message):
+    status, _, body = raw.request("POST", "/agents", body={"model": "m", **members})
+    assert status == 400
+    assert error_of(body) == protocol_error(message.replace("{p}", ""))
+    assert agent_count(raw) == 0
+
+
+@pytest.mark.parametrize("members,message", PROTOCOL_ERRORS, ids=PROTOCOL_IDS)
+def test_protocol_errors_on_session_create(raw, members, message):
+    body = {"environment": {"type": "none"}, "agent": {"model": "m", **members}, "input": "Hello"}
+    status, _, resp = raw.request("POST", "/agents/sessions", body=body)
+    assert status == 400
+    assert error_of(resp) == protocol_error(message.replace("{p}", "agent."))
+    _, _, listed = raw.request("GET", "/agents/sessions")
+    assert listed["data"] == []

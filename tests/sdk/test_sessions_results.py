@@ -217,7 +217,7 @@ def test_different_result_conflicts_while_running_and_after_end(engine, harness)
     assert harness.sent_outputs(engine) == ["sunny"]
 
 
-# No result accepted: cancelled Turn, abandoned call.
+# No result accepted: cancelled Turn, Turn failed by the loss of its harness process.
 
 
 def test_first_result_after_cancel_conflicts(engine, harness):
@@ -244,10 +244,11 @@ def test_first_result_after_cancel_conflicts(engine, harness):
     assert harness.sent_results(engine) == []
 
 
-def test_first_result_for_abandoned_call_conflicts(engine, harness):
+def test_result_for_a_call_of_a_turn_failed_by_harness_loss_conflicts(engine, harness):
+    # Not an abandonment (no harness abandons a call on demand: core/tests/runtime_peer_calls.rs
+    # plays one through a scripted Runtime). Here the native harness process is killed with the
+    # call unanswered: execution is lost, the Turn fails and its call leaves the required actions.
     sid, action = harness.create_pending(engine)
-    # The native harness goes away with the call unanswered: it is abandoned, and the Turn
-    # ends without it.
     kill_harness_processes(engine.server, harness.process)
     turn = wait_turn_ended(engine.raw, sid, action["turn_id"])
     assert turn["status"] == "failed"
@@ -271,7 +272,7 @@ def test_first_result_for_abandoned_call_conflicts(engine, harness):
     [again] = retried["required_actions"]
     assert again["turn_id"] != action["turn_id"] and again["call_id"] != action["call_id"]
     assert retried["error"] is None
-    # The abandoned call still takes no result, while the new one does.
+    # The failed Turn's call still takes no result, while the new one does.
     status, headers, body = post_events(engine.raw, sid, [tool_result(action)])
     assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
     assert post_events(engine.raw, sid, [tool_result(again, output="sunny")])[0] == 202

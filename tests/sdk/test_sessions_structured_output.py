@@ -136,7 +136,7 @@ def test_sdk_output_type_helper(start_engine):
     assert model_requests(engine)[-1]["body"]["text"] == codex_text_format(saved["schema"])
 
 
-def test_schema_of_a_saved_agent_reaches_the_model(start_engine):
+def test_saved_schema_is_inherited_and_frozen_against_agent_updates(start_engine):
     engine = start_engine(SCENARIO)
     sessions = engine.client.beta.agents.sessions
     saved = engine.client.beta.agents.create(

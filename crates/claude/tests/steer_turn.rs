@@ -6,8 +6,6 @@
 
 mod support;
 
-use std::time::Duration;
-
 use support::*;
 use switchboard_mock_model::{Reply, Scenario};
 use switchboard_protocol::messages::MessagePhase;
@@ -24,12 +22,12 @@ async fn a_steer_joins_the_running_turn() {
     };
     let (session, mut turn, call_id) =
         pending_weather_call(binary, "Nice", "Weather in Nice?").await;
+    // `steer` returns once claude reported the line queued (its `command_lifecycle` event), so
+    // the result below frees a turn that already holds the steer: no wait is needed.
     turn.control
         .steer(steer_text("STEERED: and tomorrow too"))
         .await
         .unwrap();
-    // Give claude a moment to queue the steer before the result frees the turn to go on.
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
         turn.control
             .submit_function_result(&call_id, text_result("mild"))

@@ -61,3 +61,66 @@ async fn steered_input_joins_the_running_turn() {
             .is_err()
     );
 }
+
+/// A steer joins the running Turn under the Session's output schema: the model request that
+/// carries the steered text also carries the frozen schema as its strict `text.format`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn steered_input_joins_under_the_output_schema() {
+    let Some(binary) = codex_binary("steered_input_joins_under_the_output_schema") else {
+        return;
+    };
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {"answer": {"type": "string"}},
+        "required": ["answer"],
+        "additionalProperties": false,
+    });
+    let model = FakeResponses::start(Script::Call {
+        name: "get_weather".into(),
+        arguments: r#"{"city":"Nice"}"#.into(),
+    })
+    .await;
+    let config = configuration(
+        &model.base_url(),
+        vec![get_weather()],
+        output_schema(schema.clone()),
+    );
+    let (_state, executor) = prepare(binary, config).await;
+    let mut turn = executor
+        .start_turn(user_turn(1, "Weather in Nice?"))
+        .await
+        .unwrap();
+    let call_id = next_call_id(&mut turn).await;
+    turn.control
+        .steer(vec![InputPart::InputText {
+            text: "STEERED: in Celsius please".into(),
+        }])
+        .await
+        .unwrap();
+    assert_eq!(
+        turn.control
+            .submit_function_result(&call_id, text_result("sunny"))
+            .await,
+        Receipt::Confirmed
+    );
+    let events = until_terminal_answering(&mut turn, |_, _| text_result("sunny, 20 C")).await;
+    assert_completed(&events);
+
+    let requests = model_requests(&model.journal());
+    let steered: Vec<_> = requests
+        .iter()
+        .filter(|r| {
+            r["input"]
+                .to_string()
+                .contains("STEERED: in Celsius please")
+        })
+        .collect();
+    assert!(!steered.is_empty(), "the steer reached the model");
+    // Every request of the Turn, the steered ones included, runs under the schema.
+    for request in &requests {
+        let format = &request["text"]["format"];
+        assert_eq!(format["type"], "json_schema");
+        assert_eq!(format["strict"], true);
+        assert_eq!(format["schema"], schema);
+    }
+}

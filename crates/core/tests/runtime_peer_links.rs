@@ -1,5 +1,6 @@
-//! Runtime links against a scripted peer: losing a link fails started work without replay;
-//! work that never started waits for the next Runtime that can run it.
+//! Runtime links against a scripted peer: losing a link, or restarting Core, fails started work
+//! without replay (no function result is sent again, to any Runtime); work that never started
+//! waits for the next Runtime that can run it.
 
 mod support;
 
@@ -73,4 +74,113 @@ async fn a_turn_that_never_started_waits_for_the_next_runtime() {
     )
     .await;
     peer.until_status(&id, "idle").await;
+}
+
+#[tokio::test]
+async fn an_admitted_result_is_never_sent_again_after_the_runtime_restarts() {
+    let mut peer = Peer::start().await;
+    let (id, run, turn) = peer.started_turn().await;
+    peer.call(&id, &run, "call_r").await;
+    let (status, _) = peer.tool_result(&id, &turn, "call_r", "42").await;
+    assert_eq!(status, 202);
+    let CoreToRuntime::FunctionResult(sent) = peer.next_frame().await.message else {
+        panic!("expected function_result")
+    };
+    assert_eq!(sent.call_id, "call_r");
+
+    // The Runtime restarts before it applied the result: the started Turn fails.
+    peer.disconnect();
+    peer.until_status(&id, "failed").await;
+    peer.reconnect();
+    peer.heartbeat().await;
+    // An identical retry of the saved result is still accepted, and sends nothing.
+    let (status, _) = peer.tool_result(&id, &turn, "call_r", "42").await;
+    assert_eq!(status, 202);
+
+    // The next Turn runs on the new Runtime: prepare, start, and never the old result.
+    let (status, _) = peer
+        .request(
+            "POST",
+            &format!("/agents/sessions/{id}/events"),
+            Some(json!({"events": [{"type": "agent.session.input.message", "input": "again"}]})),
+        )
+        .await;
+    assert_eq!(status, 202);
+    let frame = peer.next_frame().await.message;
+    assert!(
+        matches!(frame, CoreToRuntime::ExecutionPrepare(_)),
+        "{frame:?}"
+    );
+    peer.ready(&id).await;
+    let CoreToRuntime::ExecutionStart(start) = peer.next_frame().await.message else {
+        panic!("expected execution_start")
+    };
+    assert_ne!(start.turn_id, turn);
+    peer.send(
+        &start.run_id,
+        Done {
+            outcome: TurnOutcome::Completed,
+            usage: None,
+        }
+        .into(),
+    )
+    .await;
+    peer.until_status(&id, "idle").await;
+    assert!(
+        peer.from_core.try_recv().is_err(),
+        "Core sent nothing else to the new Runtime"
+    );
+}
+
+#[tokio::test]
+async fn an_admitted_result_is_never_sent_again_after_core_restarts() {
+    let mut peer = Peer::start().await;
+    let (id, run, turn) = peer.started_turn().await;
+    peer.call(&id, &run, "call_c").await;
+    let (status, _) = peer.tool_result(&id, &turn, "call_c", "42").await;
+    assert_eq!(status, 202);
+    let CoreToRuntime::FunctionResult(sent) = peer.next_frame().await.message else {
+        panic!("expected function_result")
+    };
+    assert_eq!(sent.call_id, "call_c");
+
+    // Core restarts before the Runtime applied the result: recovery fails the started Turn.
+    let mut peer = peer.restart_core().await;
+    let session = peer.session(&id).await;
+    assert_eq!(session["status"], "failed", "{session}");
+    assert_eq!(session["required_actions"], json!([]));
+
+    // The next Turn runs on the new Core's Runtime: prepare, start, and never the old result.
+    let (status, _) = peer
+        .request(
+            "POST",
+            &format!("/agents/sessions/{id}/events"),
+            Some(json!({"events": [{"type": "agent.session.input.message", "input": "again"}]})),
+        )
+        .await;
+    assert_eq!(status, 202);
+    let frame = peer.next_frame().await.message;
+    assert!(
+        matches!(frame, CoreToRuntime::ExecutionPrepare(_)),
+        "{frame:?}"
+    );
+    peer.ready(&id).await;
+    let CoreToRuntime::ExecutionStart(start) = peer.next_frame().await.message else {
+        panic!("expected execution_start")
+    };
+    assert_ne!(start.turn_id, turn);
+    peer.send(
+        &start.run_id,
+        Done {
+            outcome: TurnOutcome::Completed,
+            usage: None,
+        }
+        .into(),
+    )
+    .await;
+    peer.until_status(&id, "idle").await;
+    assert!(
+        peer.from_core.try_recv().is_err(),
+        "Core sent nothing else to the new Runtime"
+    );
 }

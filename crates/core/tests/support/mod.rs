@@ -30,6 +30,9 @@ pub struct Peer {
     pub from_core: mpsc::Receiver<Envelope<CoreToRuntime>>,
     http: reqwest::Client,
     _dir: tempfile::TempDir,
+    /// The state and link ends of Cores this peer restarted away from, kept open so that an
+    /// old Core never sees its link close and never writes again (see [`Peer::restart_core`]).
+    _retired: Vec<Box<dyn std::any::Any + Send>>,
 }
 
 /// Every capability on: the peer claims to run anything the codex declaration admits.
@@ -47,9 +50,14 @@ impl Peer {
     /// Core on an ephemeral port with no Runtime connected yet.
     pub async fn core_only() -> (Arc<AppState>, String, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("core.sqlite"))
-            .await
-            .unwrap();
+        let (state, base) = Peer::core_in(dir.path()).await;
+        (state, base, dir)
+    }
+
+    /// Core on the store in `dir` (a new one, or the one an earlier Core left) on an ephemeral
+    /// port, with no Runtime connected yet.
+    async fn core_in(dir: &std::path::Path) -> (Arc<AppState>, String) {
+        let store = SqliteStore::open(&dir.join("core.sqlite")).await.unwrap();
         auth::bootstrap(&store, Some(KEY), 0).await.unwrap();
         let provider = ModelProvider {
             protocol: ProviderProtocol::Responses,
@@ -62,7 +70,7 @@ impl Peer {
             Arc::new(store),
             SecretBox::from_key(&[7u8; 32]).unwrap(),
             CoreConfig {
-                data_dir: dir.path().to_owned(),
+                data_dir: dir.to_owned(),
                 default_harness: HarnessId::Codex,
                 runtime_token: None,
             },
@@ -72,7 +80,23 @@ impl Peer {
         let base = format!("http://{}/v1", listener.local_addr().unwrap());
         let app = router(state.clone());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        (state, base, dir)
+        (state, base)
+    }
+
+    /// Core restarts on the same store: a new Core runs the start-up recovery, and this peer,
+    /// as a new Runtime, links to it and advertises. The old Core stays in memory, idle: its
+    /// link is kept open, so it never notices the restart.
+    pub async fn restart_core(mut self) -> Peer {
+        let (state, base) = Peer::core_in(self._dir.path()).await;
+        state.engine.recover().await.unwrap();
+        let dir = self._dir;
+        let mut retired = std::mem::take(&mut self._retired);
+        retired.push(Box::new((self.state, self.to_core, self.from_core)));
+        let mut peer = Peer::attach(state, base, dir);
+        peer._retired = retired;
+        peer.heartbeat().await;
+        peer.wait_ready().await;
+        peer
     }
 
     /// Core with this peer attached and advertising codex.
@@ -97,6 +121,7 @@ impl Peer {
             from_core,
             http: reqwest::Client::new(),
             _dir: dir,
+            _retired: Vec::new(),
         }
     }
 

@@ -1,0 +1,77 @@
+//! A function result with text and image parts: codex confirms it and the model request carries
+//! the parts in order, the image unchanged, as the function call's output.
+
+mod support;
+
+use serde_json::json;
+use support::fake_responses::{FakeResponses, Script};
+use support::*;
+use switchboard_protocol::{ExecutionControls, FunctionOutput, FunctionResultContent, InputPart};
+
+/// A 1×1 PNG.
+const PIXEL: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_result_is_confirmed_and_reaches_the_model_in_order() {
+    let Some(binary) = codex_binary("an_image_result_is_confirmed_and_reaches_the_model_in_order")
+    else {
+        return;
+    };
+    let model = FakeResponses::start(Script::Call {
+        name: "get_weather".into(),
+        arguments: r#"{"city":"Paris"}"#.into(),
+    })
+    .await;
+    let config = configuration(
+        &model.base_url(),
+        vec![get_weather()],
+        ExecutionControls::default(),
+    );
+    let (_state, executor) = prepare(binary, config).await;
+    let mut turn = executor
+        .start_turn(user_turn(1, "Weather map of Paris?"))
+        .await
+        .unwrap();
+    let (call_id, _, _) = first_call(&mut turn).await;
+
+    let result = FunctionResultContent {
+        success: true,
+        output: Some(FunctionOutput::Parts(vec![
+            InputPart::InputText {
+                text: "the map:".into(),
+            },
+            InputPart::InputImage {
+                image_url: PIXEL.into(),
+            },
+            InputPart::InputText {
+                text: "sunny".into(),
+            },
+        ])),
+        error: None,
+    };
+    confirm_once(&turn, &call_id, result).await;
+    let events = until_terminal(&mut turn).await;
+    assert_applied(&events, &call_id);
+    assert_completed(&events);
+
+    let requests = model_requests(&model.journal());
+    assert_eq!(requests.len(), 2);
+    let outputs: Vec<_> = requests[1]["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["type"] == "function_call_output")
+        .cloned()
+        .collect();
+    assert_eq!(outputs.len(), 1);
+    assert_eq!(outputs[0]["call_id"], call_id.as_str());
+    // The image URL is unchanged; `detail: "high"` is codex's own default for a tool image.
+    assert_eq!(
+        outputs[0]["output"],
+        json!([
+            {"type": "input_text", "text": "the map:"},
+            {"type": "input_image", "image_url": PIXEL, "detail": "high"},
+            {"type": "input_text", "text": "sunny"},
+        ])
+    );
+}
