@@ -1,7 +1,7 @@
 //! A provider-side search reaches the Turn as a `web_search_call` observation: the mock model
 //! answers with a Responses `web_search_call` output item, codex reports it as a `webSearch`
 //! item, and the adapter publishes it started and completed with its `search` action, before
-//! the answer.
+//! the answer, with web_search live or cached.
 
 mod support;
 
@@ -16,6 +16,13 @@ async fn a_provider_search_is_a_web_search_call() {
     let Some(binary) = codex_binary("a_provider_search_is_a_web_search_call") else {
         return;
     };
+    // Cached search runs at the provider too (from its index): codex reports it the same way.
+    for mode in [WebSearchMode::Live, WebSearchMode::Cached] {
+        search_turn(binary.clone(), mode).await;
+    }
+}
+
+async fn search_turn(binary: std::path::PathBuf, mode: WebSearchMode) {
     let source = WebSource {
         url: "https://weather.example/paris".into(),
         title: None,
@@ -27,7 +34,7 @@ async fn a_provider_search_is_a_web_search_call() {
     let model = mock_model(Some(scenario)).await;
     let controls = ExecutionControls {
         web_search: Some(WebSearchControl {
-            mode: WebSearchMode::Live,
+            mode,
             context_size: ContextSize::Medium,
             allowed_domains: None,
             location: None,
@@ -58,7 +65,7 @@ async fn a_provider_search_is_a_web_search_call() {
         query: Some("weather in Paris".into()),
         queries: None,
     });
-    assert_eq!(searches.len(), 2, "{events:?}");
+    assert_eq!(searches.len(), 2, "{mode:?}: {events:?}");
     assert_eq!(searches[0].2, WebSearchStatus::InProgress);
     assert_eq!(searches[1].2, WebSearchStatus::Completed);
     assert_eq!(searches[0].1, searches[1].1, "one item, opened then closed");
