@@ -41,8 +41,13 @@ def test_native_search_is_a_web_search_call_item(start_engine, harness):
     tools = [{"type": "web_search", "mode": "live"}]
     stream = harness.create(engine, stream=True, tools=tools, input="Search the weather in Paris.")
     stream.with_result_collection()
-    events = as_dicts(stream)
+    sdk_events = list(stream)
+    events = as_dicts(sdk_events)
     result = stream.get_final_result()
+    # The SDK parses the Item on the stream as its web search call type.
+    parsed = [e.item for e in sdk_events if e.type in (ITEM_ADDED, ITEM_DONE) and e.item.type == "web_search_call"]
+    assert len(parsed) == 2 and all(isinstance(i, AgentWebSearchCallItem) for i in parsed), parsed
+    assert [i.status for i in parsed] == ["in_progress", "completed"]
     assert result.turn.status == "completed" and result.output_text == ANSWER
 
     items = [(e["type"], e["item"]["type"], e["output_index"]) for e in item_events(events)]
