@@ -122,7 +122,8 @@ def assert_items_done_only_for_outputs(events):
     position = {id(e): i for i, e in enumerate(events)}
     for d in done:
         assert isinstance(d["output_index"], int), d
-        assert d["item"]["type"] in ("message", "function_call"), d
+        # The output Item types this server publishes (§7 lists which types item.done carries).
+        assert d["item"]["type"] in ("message", "function_call", "web_search_call"), d
         if d["item"]["type"] == "message":
             assert d["item"]["role"] == "assistant", d
         a = next(e for e in outputs_added if e["item"]["id"] == d["item"]["id"])

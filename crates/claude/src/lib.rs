@@ -15,6 +15,7 @@
 //! - [`receipts`]: confirming a result only on its matching live native record.
 //! - [`structured`]: `--json-schema` and the final answer from `result.result`.
 //! - [`events`]: stream-json messages as adapter events (phases, usage, error codes).
+//! - [`web_search`]: `WebSearch` calls (and provider search blocks) as `web_search_call`s.
 //! - [`turn`]: the per-Turn driver: calls, steering, cancel, deadline.
 //! - [`resume`]: the native session id, `--session-id` or `--resume`.
 //! - [`executor`]: the [`SessionExecutor`](switchboard_protocol::SessionExecutor), evictable.
@@ -36,6 +37,7 @@ pub mod resume;
 pub mod stream;
 pub mod structured;
 pub mod turn;
+pub mod web_search;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -43,6 +43,7 @@ use crate::native_result::ExpectedRecord;
 use crate::receipts::{self, CallTable, McpRoute, observe_cancelled, observe_tool_result};
 use crate::stream::{Connection, Inbound, StreamError};
 use crate::structured::StructuredOutput;
+use crate::web_search::WebSearches;
 
 /// Requests from [`ClaudeTurnControl`] that need the driver's state.
 enum Command {
@@ -83,6 +84,7 @@ pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
         connection: setup.connection.clone(),
         calls: receipts::new_table(),
         messages: Messages::default(),
+        searches: WebSearches::default(),
         structured: setup.structured.then(StructuredOutput::default),
         outstanding: HashSet::from([setup.input_uuid]),
         unacknowledged: HashMap::new(),
@@ -102,6 +104,7 @@ struct Driver {
     connection: Arc<Connection>,
     calls: CallTable,
     messages: Messages,
+    searches: WebSearches,
     structured: Option<StructuredOutput>,
     /// UUIDs of the Turn's user lines that no native turn has consumed yet.
     outstanding: HashSet<String>,
@@ -305,6 +308,7 @@ impl Driver {
                             structured.tool_use(&tool_use);
                         }
                     }
+                    self.searches.assistant(body, out);
                 }
             }
             Some("user") if is_root_live(&message) => {
@@ -313,6 +317,7 @@ impl Driver {
                     .and_then(Value::as_array)
                     .cloned()
                     .unwrap_or_default();
+                self.searches.user(&blocks, out);
                 for block in blocks
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))

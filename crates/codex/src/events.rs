@@ -14,7 +14,9 @@
 
 use serde_json::Value;
 use switchboard_protocol::AdapterEvent;
-use switchboard_protocol::messages::{CommandStatus, MessagePhase, Usage};
+use switchboard_protocol::messages::{
+    CommandStatus, MessagePhase, Usage, WebSearchAction, WebSearchStatus,
+};
 
 /// Assistant messages of a Turn, with phase resolution.
 #[derive(Default)]
@@ -108,6 +110,7 @@ pub fn completed_observation(item: &Value) -> Option<AdapterEvent> {
                 text,
             })
         }
+        "webSearch" => Some(web_search(item, WebSearchStatus::Completed)),
         "commandExecution" => Some(AdapterEvent::CommandExecution {
             item_id: item_id(item),
             command: item
@@ -128,6 +131,50 @@ pub fn completed_observation(item: &Value) -> Option<AdapterEvent> {
                 .map(str::to_owned),
         }),
         _ => None,
+    }
+}
+
+/// A `webSearch` item (codex's record of a provider-side `web_search_call`) at `status`.
+pub fn web_search(item: &Value, status: WebSearchStatus) -> AdapterEvent {
+    let action = item
+        .get("action")
+        .filter(|a| !a.is_null())
+        .map(web_search_action)
+        .or_else(|| {
+            // Without an action codex still reports the query it searched for.
+            item.get("query")
+                .and_then(Value::as_str)
+                .map(|q| WebSearchAction::Search {
+                    query: Some(q.to_owned()),
+                    queries: None,
+                })
+        });
+    AdapterEvent::WebSearchCall {
+        item_id: item_id(item),
+        status,
+        action,
+    }
+}
+
+/// codex's `WebSearchAction`, in camelCase or snake_case tags, as the official action.
+fn web_search_action(action: &Value) -> WebSearchAction {
+    let text = |k: &str| action.get(k).and_then(Value::as_str).map(str::to_owned);
+    match action.get("type").and_then(Value::as_str) {
+        Some("search") => WebSearchAction::Search {
+            query: text("query"),
+            queries: action.get("queries").and_then(Value::as_array).map(|q| {
+                q.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            }),
+        },
+        Some("openPage" | "open_page") => WebSearchAction::OpenPage { url: text("url") },
+        Some("findInPage" | "find_in_page") => WebSearchAction::FindInPage {
+            url: text("url"),
+            pattern: text("pattern"),
+        },
+        _ => WebSearchAction::Other,
     }
 }
 
@@ -266,6 +313,38 @@ mod tests {
                 completed("a", MessagePhase::Commentary, "thinking aloud"),
                 completed("b", MessagePhase::FinalAnswer, "{\"x\":1.50}")
             ]
+        );
+    }
+
+    #[test]
+    fn web_search_items_keep_their_action() {
+        // As codex 0.171.0 reports a provider `web_search_call` on `item/completed`.
+        let item = json!({"type": "webSearch", "id": "ws_1", "query": "weather in Paris",
+            "action": {"type": "search", "query": "weather in Paris", "queries": null}, "results": null});
+        assert_eq!(
+            completed_observation(&item),
+            Some(AdapterEvent::WebSearchCall {
+                item_id: "ws_1".into(),
+                status: WebSearchStatus::Completed,
+                action: Some(WebSearchAction::Search {
+                    query: Some("weather in Paris".into()),
+                    queries: None
+                }),
+            })
+        );
+        let page = json!({"type": "webSearch", "id": "ws_2", "query": "",
+            "action": {"type": "findInPage", "url": "https://a.example", "pattern": "21"}});
+        let AdapterEvent::WebSearchCall { action, .. } =
+            web_search(&page, WebSearchStatus::InProgress)
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            action,
+            Some(WebSearchAction::FindInPage {
+                url: Some("https://a.example".into()),
+                pattern: Some("21".into())
+            })
         );
     }
 

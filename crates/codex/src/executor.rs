@@ -18,6 +18,7 @@ use switchboard_protocol::{
 
 use crate::jsonrpc::{Connection, Inbound};
 use crate::launch::{CONTROL_TIMEOUT, StateLayout, launch};
+use crate::managed;
 use crate::overrides::config_overrides;
 use crate::resume::{load_thread_id, open_thread};
 use crate::turn::{self, TurnIds, rpc_error, user_input};
@@ -28,6 +29,8 @@ struct Inner {
     config: SessionConfiguration,
     overrides: Vec<String>,
     turn_deadline: Duration,
+    /// Where codex's managed requirements live ([`crate::managed`]).
+    managed_dir: PathBuf,
     slot: ProcessSlot<Connection, Inbound>,
     thread_id: StdMutex<Option<String>>,
 }
@@ -39,12 +42,14 @@ pub struct CodexExecutor {
 
 impl CodexExecutor {
     /// Prepares the Session: launches codex and opens (or resumes) its thread, so a bad
-    /// configuration fails here rather than at the first Turn.
+    /// configuration (or managed requirements it cannot run under) fails here rather than at
+    /// the first Turn.
     pub async fn prepare(
         binary: PathBuf,
         state_dir: PathBuf,
         config: SessionConfiguration,
         turn_deadline: Duration,
+        managed_dir: PathBuf,
     ) -> Result<Self, AdapterError> {
         let layout = StateLayout::new(state_dir);
         let thread_id = load_thread_id(&layout);
@@ -54,6 +59,7 @@ impl CodexExecutor {
             layout,
             config,
             turn_deadline,
+            managed_dir,
             slot: ProcessSlot::default(),
             thread_id: StdMutex::new(thread_id),
         });
@@ -77,6 +83,9 @@ impl Inner {
         if slot.has_process() {
             return Ok(());
         }
+        // Every launch opens (starts or resumes) the thread: the managed files may have changed
+        // since the last one.
+        managed::check(&self.config, &self.managed_dir)?;
         let process = launch(
             &self.binary,
             &self.layout,

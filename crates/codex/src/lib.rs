@@ -6,6 +6,7 @@
 //! - [`binary`]: the pinned version and where its native binary is.
 //! - [`overrides`]: the frozen configuration as `-c` config overrides (provider, web search,
 //!   code mode, …), re-applied on every launch.
+//! - [`managed`]: codex's managed requirements, checked before a thread starts or resumes.
 //! - [`launch`]: the hermetic process (own `CODEX_HOME`, empty environment) and `initialize`.
 //! - [`jsonrpc`]: framing, request/response matching, the inbound channel.
 //! - [`resume`]: `thread/start` with the dynamic tools, or `thread/resume` after eviction.
@@ -24,6 +25,7 @@ pub mod events;
 pub mod executor;
 pub mod jsonrpc;
 pub mod launch;
+pub mod managed;
 pub mod overrides;
 pub mod receipts;
 pub mod resume;
@@ -48,6 +50,7 @@ pub use switchboard_adapter_kit::turn::DEFAULT_TURN_DEADLINE;
 pub struct CodexAdapter {
     binary: PathBuf,
     turn_deadline: Duration,
+    managed_dir: PathBuf,
 }
 
 impl CodexAdapter {
@@ -55,7 +58,14 @@ impl CodexAdapter {
         CodexAdapter {
             binary,
             turn_deadline: DEFAULT_TURN_DEADLINE,
+            managed_dir: PathBuf::from(managed::SYSTEM_DIR),
         }
+    }
+
+    /// Sets where codex's managed files are read from (codex's own is `/etc/codex`).
+    pub fn with_managed_dir(mut self, dir: PathBuf) -> Self {
+        self.managed_dir = dir;
+        self
     }
 
     /// Sets the per-Turn deadline (a Turn still running then is interrupted and fails).
@@ -137,6 +147,7 @@ impl Adapter for CodexAdapter {
             request.state_dir,
             request.configuration,
             self.turn_deadline,
+            self.managed_dir.clone(),
         )
         .await?;
         Ok(Box::new(executor))

@@ -14,14 +14,16 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use switchboard_adapter_kit::receipts::CallChange;
 use switchboard_adapter_kit::turn::{self, TurnDriver, TurnIo, stopped};
-use switchboard_protocol::messages::Usage;
+use switchboard_protocol::messages::{Usage, WebSearchStatus};
 use switchboard_protocol::{
     AdapterError, AdapterEvent, FunctionResultContent, InputPart, Receipt, TurnControl,
 };
 use tokio::sync::{mpsc, oneshot};
 
 use crate::dynamic_tools::{ToolCallRequest, content_items, tool_call_response};
-use crate::events::{Messages, UsageTracker, completed_observation, item_type, turn_error};
+use crate::events::{
+    Messages, UsageTracker, completed_observation, item_type, turn_error, web_search,
+};
 use crate::jsonrpc::{Connection, Inbound, RpcError};
 use crate::launch::CONTROL_TIMEOUT;
 use crate::receipts::{self, CallTable, Expected, observe_completed, observe_resolved};
@@ -134,6 +136,9 @@ impl TurnDriver for Driver {
                     "item/started" => {
                         if let Some(item) = params.get("item") {
                             self.messages.started(item, out);
+                            if item_type(item) == Some("webSearch") {
+                                out.push(web_search(item, WebSearchStatus::InProgress));
+                            }
                         }
                     }
                     "item/agentMessage/delta" => self.messages.delta(&params, out),

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::request::RequestView;
-use crate::scenario::ToolCall;
+use crate::scenario::{ToolCall, WebSearch};
 use crate::schema_instance::minimal_instance;
 use crate::usage::count_tokens;
 
@@ -16,6 +16,8 @@ use crate::usage::count_tokens;
 pub enum Block {
     Text(String),
     Call(Call),
+    /// A search the provider ran itself (no caller round-trip).
+    Search(WebSearch),
 }
 
 /// A tool call with everything resolved except protocol-specific ids.
@@ -103,14 +105,14 @@ impl Answer {
     pub fn texts(&self) -> impl Iterator<Item = &str> {
         self.blocks.iter().filter_map(|b| match b {
             Block::Text(t) => Some(t.as_str()),
-            Block::Call(_) => None,
+            Block::Call(_) | Block::Search(_) => None,
         })
     }
 
     pub fn calls(&self) -> impl Iterator<Item = &Call> {
         self.blocks.iter().filter_map(|b| match b {
             Block::Call(c) => Some(c),
-            Block::Text(_) => None,
+            Block::Text(_) | Block::Search(_) => None,
         })
     }
 
@@ -121,8 +123,16 @@ impl Answer {
             .map(|b| match b {
                 Block::Text(t) => count_tokens(t),
                 Block::Call(c) => count_tokens(&c.name) + count_tokens(&c.arguments_text()),
+                Block::Search(w) => count_tokens(&w.query),
             })
             .sum()
+    }
+
+    pub fn searches(&self) -> impl Iterator<Item = &WebSearch> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Search(w) => Some(w),
+            Block::Text(_) | Block::Call(_) => None,
+        })
     }
 
     /// The journal's account of the calls: name, namespace and arguments text as sent.

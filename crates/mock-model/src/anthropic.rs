@@ -6,7 +6,9 @@
 //! messages), `tools` (with Claude Code's `StructuredOutput` tool meaning a `--json-schema` run)
 //! and `output_format`. Rendering emits `message_start`, `content_block_start|delta|stop`
 //! (`text_delta`, `input_json_delta`), `message_delta` and `message_stop`, with the probe's ids:
-//! `msg_fake_N` and `toolu_N` (suffix `_K` for the K-th further block).
+//! `msg_fake_N`, `toolu_N` and `srvtoolu_N` (suffix `_K` for the K-th further answer block).
+//! A provider-side search is a `server_tool_use` block (`web_search`) followed by its
+//! `web_search_tool_result`, streamed whole.
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -213,25 +215,60 @@ fn usage(input: u64, output: u64) -> Value {
 
 pub fn render(answer: &Answer, view: &RequestView, n: u64) -> Rendered {
     let id = message_id(n);
+    let searches = answer.searches().count();
     let stop_reason = if answer.has_calls() {
         "tool_use"
     } else {
         "end_turn"
     };
     let output_tokens = answer.output_tokens();
-    let content: Vec<Value> = answer
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(index, block)| match block {
-            Block::Text(text) => json!({"type": "text", "text": text}),
-            Block::Call(call) => json!({
-                "type": "tool_use",
-                "id": call.id.clone().unwrap_or_else(|| format!("toolu_{n}{}", id_suffix(index))),
-                "name": call.name, "input": call.input(),
-            }),
-        })
-        .collect();
+    // A search is two blocks (the server tool use and its result), so blocks are numbered
+    // as they are laid out.
+    let mut content: Vec<Value> = Vec::new();
+    // The `input_json_delta` text of each tool-use block, as streamed.
+    let mut input_json: Vec<Option<String>> = Vec::new();
+    for (index, block) in answer.blocks.iter().enumerate() {
+        match block {
+            Block::Text(text) => {
+                content.push(json!({"type": "text", "text": text}));
+                input_json.push(None);
+            }
+            Block::Call(call) => {
+                content.push(json!({
+                    "type": "tool_use",
+                    "id": call.id.clone().unwrap_or_else(|| format!("toolu_{n}{}", id_suffix(index))),
+                    "name": call.name, "input": call.input(),
+                }));
+                input_json.push(Some(call.arguments_text()));
+            }
+            Block::Search(search) => {
+                let id = format!("srvtoolu_{n}{}", id_suffix(index));
+                let input = json!({"query": search.query});
+                input_json.push(Some(input.to_string()));
+                content.push(json!({"type": "server_tool_use", "id": id,
+                    "name": "web_search", "input": input}));
+                let results: Vec<Value> = search
+                    .sources
+                    .iter()
+                    .map(|s| {
+                        json!({"type": "web_search_result", "url": s.url,
+                        "title": s.title.clone().unwrap_or_default(),
+                        "encrypted_content": "", "page_age": null})
+                    })
+                    .collect();
+                content.push(json!({"type": "web_search_tool_result", "tool_use_id": id,
+                    "content": results}));
+                input_json.push(None);
+            }
+        }
+    }
+    let usage = |input, output| {
+        let mut usage = usage(input, output);
+        if searches > 0 {
+            usage["server_tool_use"] = json!({"web_search_requests": searches});
+        }
+        usage
+    };
     if !view.stream {
         return Rendered::json(
             &id,
@@ -247,9 +284,10 @@ pub fn render(answer: &Answer, view: &RequestView, n: u64) -> Rendered {
         "id": id, "type": "message", "role": "assistant", "model": view.model, "content": [],
         "stop_reason": null, "stop_sequence": null, "usage": usage(view.input_tokens, 1),
     }}))];
-    for (index, (block, done)) in answer.blocks.iter().zip(&content).enumerate() {
-        match block {
-            Block::Text(text) => {
+    for (index, (done, input_json)) in content.iter().zip(&input_json).enumerate() {
+        match done["type"].as_str() {
+            Some("text") => {
+                let text = done["text"].as_str().unwrap_or_default();
                 frames.push(sse::event(
                     &json!({"type": "content_block_start", "index": index,
                     "content_block": {"type": "text", "text": ""}}),
@@ -266,22 +304,30 @@ pub fn render(answer: &Answer, view: &RequestView, n: u64) -> Rendered {
                     frames.push(sse::named(BLOCK_DELTA, &event));
                 }
             }
-            Block::Call(call) => {
+            Some(kind @ ("tool_use" | "server_tool_use")) => {
                 frames.push(sse::event(&json!({"type": "content_block_start", "index": index,
-                    "content_block": {"type": "tool_use", "id": done["id"], "name": call.name, "input": {}}})));
+                    "content_block": {"type": kind, "id": done["id"], "name": done["name"], "input": {}}})));
                 frames.push(sse::event(
                     &json!({"type": "content_block_delta", "index": index,
-                    "delta": {"type": "input_json_delta", "partial_json": call.arguments_text()}}),
+                    "delta": {"type": "input_json_delta", "partial_json": input_json}}),
                 ));
             }
+            // A search result arrives whole, as the real API sends it.
+            _ => frames.push(sse::event(
+                &json!({"type": "content_block_start", "index": index, "content_block": done}),
+            )),
         }
         frames.push(sse::event(
             &json!({"type": "content_block_stop", "index": index}),
         ));
     }
+    let mut delta_usage = json!({"output_tokens": output_tokens});
+    if searches > 0 {
+        delta_usage["server_tool_use"] = json!({"web_search_requests": searches});
+    }
     frames.push(sse::event(&json!({"type": "message_delta",
         "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-        "usage": {"output_tokens": output_tokens}})));
+        "usage": delta_usage})));
     frames.push(sse::event(&json!({"type": "message_stop"})));
     Rendered::stream(&id, frames)
 }

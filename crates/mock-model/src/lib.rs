@@ -53,7 +53,9 @@ use tokio_util::sync::CancellationToken;
 
 pub use error::ScenarioError;
 pub use request::{ItemKind, Protocol};
-pub use scenario::{DropReply, ErrorReply, Reply, Rule, Scenario, ToolCall, When};
+pub use scenario::{
+    DropReply, ErrorReply, Reply, Rule, Scenario, ToolCall, WebSearch, WebSource, When,
+};
 pub use schema_instance::minimal_instance;
 pub use usage::count_tokens;
 

@@ -7,7 +7,8 @@
 //! `response.output_text.delta`, `response.output_item.done`, `response.completed` with usage)
 //! plus the content-part and arguments events the real API also sends, which Codex ignores and
 //! the `openai` SDK's stream accumulator needs. Ids follow the probe: `resp_N`, `msg_resp_N`,
-//! `fc_resp_N`, `call_resp_N` (a suffix `_K` for the K-th further output item).
+//! `fc_resp_N`, `call_resp_N`, `ws_resp_N` (a suffix `_K` for the K-th further output item).
+//! A provider-side search is a `web_search_call` output item with its `search` action.
 
 use bytes::Bytes;
 use serde::Serialize;
@@ -168,6 +169,7 @@ pub fn render(answer: &Answer, view: &RequestView, n: u64) -> Rendered {
         match block {
             Block::Text(text) => events.text(index, item, text, answer.deltas),
             Block::Call(call) => events.call(index, item, call),
+            Block::Search(_) => events.search(index, item),
         }
     }
     events.push(json!({"type": "response.completed", "response": response("completed", output, Some(&usage))}));
@@ -191,6 +193,20 @@ fn done_item(rid: &str, index: usize, block: &Block) -> Value {
                 item["namespace"] = json!(namespace);
             }
             item
+        }
+        Block::Search(search) => {
+            let mut action = json!({"type": "search", "query": search.query});
+            if !search.sources.is_empty() {
+                action["sources"] = search
+                    .sources
+                    .iter()
+                    .map(|s| json!({"type": "url", "url": s.url}))
+                    .collect();
+            }
+            json!({
+                "type": "web_search_call", "id": format!("ws_{rid}{}", id_suffix(index)),
+                "status": "completed", "action": action,
+            })
         }
     }
 }
@@ -275,6 +291,25 @@ impl Events {
             json!({"type": "response.function_call_arguments.done", "item_id": id,
             "output_index": index, "arguments": arguments}),
         );
+        self.push(
+            json!({"type": "response.output_item.done", "output_index": index, "item": item}),
+        );
+    }
+}
+
+impl Events {
+    /// A provider-side search: the item opens, the real API's progress events, the item closes.
+    fn search(&mut self, index: usize, item: &Value) {
+        let id = &item["id"];
+        let mut opened = item.clone();
+        opened["status"] = json!("in_progress");
+        self.push(
+            json!({"type": "response.output_item.added", "output_index": index, "item": opened}),
+        );
+        for stage in ["in_progress", "searching", "completed"] {
+            self.push(json!({"type": format!("response.web_search_call.{stage}"),
+                "item_id": id, "output_index": index}));
+        }
         self.push(
             json!({"type": "response.output_item.done", "output_index": index, "item": item}),
         );

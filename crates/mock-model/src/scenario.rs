@@ -100,6 +100,11 @@ pub struct Reply {
     pub deltas: Option<u32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
+    /// Searches the provider ran itself, in order, before the text: a Responses
+    /// `web_search_call` output item, or Anthropic `server_tool_use` + `web_search_tool_result`
+    /// blocks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub web_searches: Vec<WebSearch>,
     /// A JSON answer: the text of the reply (OpenAI), or the `StructuredOutput` tool call when
     /// Claude Code offers that tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,6 +137,24 @@ pub struct ToolCall {
     /// request number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+}
+
+/// One provider-side web search and the pages it found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearch {
+    pub query: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<WebSource>,
+}
+
+/// A page a web search found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSource {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
 }
 
 /// An HTTP error in the provider's own error shape, or a verbatim body.
@@ -246,6 +269,22 @@ impl Reply {
         }
     }
 
+    /// A provider-side search for `query` (add text with [`Reply::with_text`]).
+    pub fn web_search(query: impl Into<String>, sources: Vec<WebSource>) -> Self {
+        Reply {
+            web_searches: vec![WebSearch {
+                query: query.into(),
+                sources,
+            }],
+            ..Reply::default()
+        }
+    }
+
+    pub fn with_text(mut self, text: impl Into<String>) -> Self {
+        self.text = Some(text.into());
+        self
+    }
+
     pub fn structured(value: Value) -> Self {
         Reply {
             structured: Some(value),
@@ -297,7 +336,10 @@ impl Reply {
 
     /// True when the reply names no content, so the built-in default supplies it.
     pub(crate) fn has_content(&self) -> bool {
-        self.text.is_some() || !self.tool_calls.is_empty() || self.structured.is_some()
+        self.text.is_some()
+            || !self.tool_calls.is_empty()
+            || !self.web_searches.is_empty()
+            || self.structured.is_some()
     }
 
     fn validate(&self) -> Result<(), String> {
@@ -309,8 +351,15 @@ impl Reply {
                 return Err("an error reply cannot also carry content or a drop".into());
             }
         }
-        if self.structured.is_some() && (self.text.is_some() || !self.tool_calls.is_empty()) {
-            return Err("a structured reply cannot also carry text or tool calls".into());
+        if self.structured.is_some()
+            && (self.text.is_some() || !self.tool_calls.is_empty() || !self.web_searches.is_empty())
+        {
+            return Err(
+                "a structured reply cannot also carry text, tool calls or web searches".into(),
+            );
+        }
+        if self.web_searches.iter().any(|w| w.query.is_empty()) {
+            return Err("a web search needs a query".into());
         }
         match &self.drop {
             Some(DropReply::Now(false)) => {

@@ -169,13 +169,14 @@ fn scripted_answer(reply: &Reply, view: &RequestView) -> Answer {
     if let Some(value) = &reply.structured {
         return builtin::structured(view, value.clone());
     }
+    let searches = reply.web_searches.iter().cloned().map(Block::Search);
     let text = reply.text.iter().map(|t| Block::Text(t.clone()));
     let calls = reply
         .tool_calls
         .iter()
         .map(|call| Block::Call(Call::resolve(call, view)));
     Answer {
-        blocks: text.chain(calls).collect(),
+        blocks: searches.chain(text).chain(calls).collect(),
         deltas: 1,
     }
 }

@@ -30,7 +30,7 @@ use crate::content::{FunctionResultContent, InputPart};
 use crate::messages::{
     CallAbandoned, CommandExecution, CommandStatus, Delta, Done, ErrorEvent, FunctionCall,
     InteractionDecisionAck, MessagePhase, MessageStatus, OutputMessage, Reasoning, RuntimeToCore,
-    TurnOutcome, Usage,
+    TurnOutcome, Usage, WebSearchAction, WebSearchCall, WebSearchStatus,
 };
 
 /// What preparing a Session needs.
@@ -135,6 +135,12 @@ pub enum AdapterEvent {
         exit_code: Option<i64>,
         output: Option<String>,
     },
+    /// A native web search started or ended (the same `item_id` both times).
+    WebSearchCall {
+        item_id: String,
+        status: WebSearchStatus,
+        action: Option<WebSearchAction>,
+    },
     /// A function call is pending: published before anything else about the call.
     FunctionCall {
         call_id: String,
@@ -223,6 +229,18 @@ impl AdapterEvent {
                     .into(),
                 ]
             }
+            E::WebSearchCall {
+                item_id,
+                status,
+                action,
+            } => vec![
+                WebSearchCall {
+                    item_id,
+                    status,
+                    action,
+                }
+                .into(),
+            ],
             E::FunctionCall {
                 call_id,
                 name,

@@ -4,7 +4,7 @@
 //! `execution_release`, `prompt_steer`, `prompt_cancel`, `function_result`.
 //!
 //! Runtime → Core: `hello`, `heartbeat`, `preparation_status`, `output_message`, `delta`,
-//! `reasoning`, `command_execution`, `usage`, `function_call`, `call_abandoned`,
+//! `reasoning`, `command_execution`, `web_search_call`, `usage`, `function_call`, `call_abandoned`,
 //! `interaction_decision_ack`, `prompt_steer_ack`, `error`, `done`, `protocol_error`.
 //!
 //! Ordering rules the Runtime keeps (core-contracts §6.6): a Turn emits only its own events, in
@@ -91,6 +91,7 @@ message_set! {
         "delta" => Delta(Delta),
         "reasoning" => Reasoning(Reasoning),
         "command_execution" => CommandExecution(CommandExecution),
+        "web_search_call" => WebSearchCall(WebSearchCall),
         "usage" => Usage(Usage),
         "function_call" => FunctionCall(FunctionCall),
         "call_abandoned" => CallAbandoned(CallAbandoned),
@@ -258,6 +259,44 @@ pub struct CommandExecution {
     pub status: CommandStatus,
     pub exit_code: Option<i64>,
     pub output: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WebSearchStatus {
+    InProgress,
+    Completed,
+    /// The search did not finish (the harness reported it failed or cut off).
+    Incomplete,
+}
+
+/// What a native web search did, in the official Item's shape (agents-api-wire §7).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WebSearchAction {
+    Search {
+        query: Option<String>,
+        queries: Option<Vec<String>>,
+    },
+    OpenPage {
+        url: Option<String>,
+    },
+    FindInPage {
+        url: Option<String>,
+        pattern: Option<String>,
+    },
+    Other,
+}
+
+/// A web search the harness ran natively (provider-side or its own tool): an observation,
+/// not a caller function. Sent when it starts and again when it ends, with the same id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchCall {
+    pub item_id: String,
+    pub status: WebSearchStatus,
+    /// Null while the harness has not said what the search does.
+    pub action: Option<WebSearchAction>,
 }
 
 /// A cumulative usage snapshot for the Turn (replace, never add).

@@ -182,6 +182,44 @@ fn runtime_messages() -> Vec<RuntimeToCore> {
             output: Some("a\n".into()),
         }
         .into(),
+        WebSearchCall {
+            item_id: "ws_1".into(),
+            status: WebSearchStatus::InProgress,
+            action: None,
+        }
+        .into(),
+        WebSearchCall {
+            item_id: "ws_1".into(),
+            status: WebSearchStatus::Completed,
+            action: Some(WebSearchAction::Search {
+                query: Some("weather in Paris".into()),
+                queries: Some(vec!["weather in Paris".into(), "Paris forecast".into()]),
+            }),
+        }
+        .into(),
+        WebSearchCall {
+            item_id: "ws_2".into(),
+            status: WebSearchStatus::Incomplete,
+            action: Some(WebSearchAction::OpenPage {
+                url: Some("https://example.com/".into()),
+            }),
+        }
+        .into(),
+        WebSearchCall {
+            item_id: "ws_3".into(),
+            status: WebSearchStatus::Completed,
+            action: Some(WebSearchAction::FindInPage {
+                url: None,
+                pattern: Some("21°C".into()),
+            }),
+        }
+        .into(),
+        WebSearchCall {
+            item_id: "ws_4".into(),
+            status: WebSearchStatus::Completed,
+            action: Some(WebSearchAction::Other),
+        }
+        .into(),
         usage.into(),
         FunctionCall {
             call_id: "c1".into(),

@@ -146,6 +146,37 @@ fn heartbeat_capabilities_are_all_required_and_closed() {
 }
 
 #[test]
+fn web_search_calls_are_decoded_strictly() {
+    let frame = |payload: &str| {
+        Envelope::<RuntimeToCore>::from_json(&format!(
+            r#"{{"type":"web_search_call","id":"r","payload":{payload}}}"#
+        ))
+    };
+    let ok = r#"{"item_id":"ws","status":"completed","action":{"type":"search","query":"q","queries":null}}"#;
+    assert!(matches!(
+        frame(ok).unwrap().message,
+        RuntimeToCore::WebSearchCall(_)
+    ));
+    let bad = [
+        // unknown member in the payload and in the action
+        ok.replace(r#""item_id":"ws","#, r#""item_id":"ws","extra":1,"#),
+        ok.replace(r#""query":"q","#, r#""query":"q","sources":[],"#),
+        // unknown status and action type
+        ok.replace(r#""completed""#, r#""searching""#),
+        ok.replace(r#""type":"search""#, r#""type":"browse""#),
+        // a required member missing
+        ok.replace(r#""status":"completed","#, ""),
+    ];
+    for case in bad {
+        let err = frame(&case).unwrap_err();
+        assert!(
+            matches!(&err, DecodeError::Payload { type_name, .. } if type_name == "web_search_call"),
+            "{case}: {err}"
+        );
+    }
+}
+
+#[test]
 fn arbitrary_precision_is_on() {
     // Guard: exact numbers depend on the workspace-wide serde_json feature.
     let v: serde_json::Value = serde_json::from_str("0.60").unwrap();

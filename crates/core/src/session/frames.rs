@@ -9,13 +9,15 @@
 use serde_json::{Value, json};
 use switchboard_protocol::RuntimeToCore;
 use switchboard_protocol::messages::{
-    CommandExecution, CommandStatus, Delta, MessagePhase, MessageStatus, OutputMessage, TurnOutcome,
+    CommandExecution, CommandStatus, Delta, MessagePhase, MessageStatus, OutputMessage,
+    TurnOutcome, WebSearchCall, WebSearchStatus,
 };
 use switchboard_wire::ids::{IdKind, new_id};
 
 use super::objects::{
     EXECUTION_FAILED, TurnStatus, add_usage, assistant_message_item, command_execution_item,
     fields, function_call_item, function_call_output_item, reasoning_item, turn_event, usage_json,
+    web_search_call_item,
 };
 use super::state::{CallDoc, CallState, Live, NativeItem, NativeKind, Tx};
 use crate::unix_now;
@@ -85,6 +87,7 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
             finish_native(tx, &r.item_id, doc, &sid, &tid);
         }
         RuntimeToCore::CommandExecution(c) => command(tx, c),
+        RuntimeToCore::WebSearchCall(w) => web_search(tx, w),
         RuntimeToCore::Usage(u) => {
             if let Some(turn) = tx.active() {
                 turn.usage = Some(u);
@@ -430,6 +433,42 @@ fn command(tx: &mut Tx, c: CommandExecution) {
         status,
     );
     finish_native(tx, &c.item_id, done, &sid, &tid);
+}
+
+/// A native web search: `item.added` when first seen, `item.done` when it ends. A search first
+/// seen finished gets both at once, so every output Item opens before it closes.
+fn web_search(tx: &mut Tx, w: WebSearchCall) {
+    let Some((sid, tid)) = ids(tx) else { return };
+    let known = tx
+        .active()
+        .is_some_and(|t| t.native.contains_key(&w.item_id));
+    if tx
+        .active()
+        .and_then(|t| t.native.get(&w.item_id))
+        .is_some_and(|i| i.done)
+    {
+        tracing::warn!(item = %w.item_id, "a web_search_call after its end is ignored");
+        return;
+    }
+    let (id, _) = open_native(tx, &w.item_id, NativeKind::WebSearch);
+    let mut action = serde_json::to_value(&w.action).unwrap_or(Value::Null);
+    if action.is_null() {
+        // An end that repeats no action keeps the one the start reported.
+        if let Some(item) = tx.active().and_then(|t| t.native.get(&w.item_id)) {
+            action = item.doc.get("action").cloned().unwrap_or(Value::Null);
+        }
+    }
+    if !known {
+        let opened = web_search_call_item(&id, &tid, action.clone(), "in_progress");
+        add_native(tx, &w.item_id, opened, &sid, &tid);
+    }
+    let status = match w.status {
+        WebSearchStatus::InProgress => return,
+        WebSearchStatus::Completed => "completed",
+        WebSearchStatus::Incomplete => "incomplete",
+    };
+    let done = web_search_call_item(&id, &tid, action, status);
+    finish_native(tx, &w.item_id, done, &sid, &tid);
 }
 
 /// Binds the queued Turn to a Runtime link: it is `in_progress` from here.

@@ -199,6 +199,14 @@ pub fn command_execution_item(
     })
 }
 
+/// A native web search Item; `action` is null until the harness says what the search does.
+pub fn web_search_call_item(id: &str, turn_id: &str, action: Value, status: &str) -> Value {
+    json!({
+        "id": id, "type": "web_search_call", "turn_id": turn_id, "action": action,
+        "status": status,
+    })
+}
+
 /// An event about a Turn: `{type, session_id, turn_id, …fields}`.
 pub fn turn_event(
     kind: &str,

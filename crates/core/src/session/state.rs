@@ -58,6 +58,7 @@ pub enum NativeKind {
     Message,
     Reasoning,
     Command,
+    WebSearch,
 }
 
 /// A Runtime item seen in this Turn, and the public Item it became.
