@@ -29,8 +29,8 @@ use crate::configuration::SessionConfiguration;
 use crate::content::{FunctionResultContent, InputPart};
 use crate::messages::{
     CallAbandoned, CommandExecution, CommandStatus, Delta, Done, ErrorEvent, FunctionCall,
-    InteractionDecisionAck, MessagePhase, MessageStatus, OutputMessage, Reasoning, RuntimeToCore,
-    TurnOutcome, Usage,
+    FunctionResultApplied, InteractionDecisionAck, MessagePhase, MessageStatus, OutputMessage,
+    Reasoning, RuntimeToCore, TurnOutcome, Usage,
 };
 
 /// What preparing a Session needs.
@@ -145,6 +145,11 @@ pub enum AdapterEvent {
     FunctionResultApplied {
         call_id: String,
     },
+    /// A submitted result whose receipt was already [`Receipt::Unconfirmed`] (the wait ran
+    /// out) was observed applied later.
+    LateFunctionResultApplied {
+        call_id: String,
+    },
     /// The harness dropped a pending call before any result was applied.
     CallAbandoned {
         call_id: String,
@@ -238,6 +243,9 @@ impl AdapterEvent {
                 ]
             }
             E::FunctionResultApplied { .. } => vec![],
+            E::LateFunctionResultApplied { call_id } => {
+                vec![FunctionResultApplied { call_id }.into()]
+            }
             E::CallAbandoned { call_id } => vec![CallAbandoned { call_id }.into()],
             E::Usage(usage) => vec![usage.into()],
             E::Completed { usage } => {
@@ -293,6 +301,10 @@ pub enum Receipt {
 
 /// `error_code` of an unconfirmed receipt.
 pub const FUNCTION_RESULT_UNCONFIRMED: &str = "function_result_unconfirmed";
+
+/// `error_code` of a refusal because the harness had abandoned the call: Core abandons the
+/// call too, instead of failing the Turn (execution-tools "Abandonment").
+pub const CALL_ABANDONED: &str = "call_abandoned";
 
 impl Receipt {
     pub fn refused(code: &str, message: impl Into<String>) -> Self {

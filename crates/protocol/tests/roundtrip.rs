@@ -193,6 +193,10 @@ fn runtime_messages() -> Vec<RuntimeToCore> {
             call_id: "c1".into(),
         }
         .into(),
+        FunctionResultApplied {
+            call_id: "c1".into(),
+        }
+        .into(),
         InteractionDecisionAck {
             delivery_id: "d1".into(),
             applied: true,
