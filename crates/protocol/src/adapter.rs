@@ -13,7 +13,8 @@
 //! [`TurnControl::submit_function_result`] returns [`Receipt::Confirmed`] only when the adapter
 //! saw the native harness apply exactly that result in the live Turn that made the call. Writing
 //! it to the harness proves nothing by itself; a wait that times out is
-//! [`Receipt::Unconfirmed`], and the adapter never replays a result.
+//! [`Receipt::Unconfirmed`] (a later native application is still reported, as
+//! [`AdapterEvent::LateFunctionResultApplied`]), and the adapter never replays a result.
 //!
 //! Nothing here depends on Core or the Runtime, so adapters depend on this crate only.
 
