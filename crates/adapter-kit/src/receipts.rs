@@ -9,13 +9,18 @@
 //! different record, the wait running out, or the Turn ending first leaves it *unconfirmed*, and
 //! nothing is ever resent (core-contracts §3.3).
 //!
+//! An unconfirmed wait is not the end of the call: the result stays a required action until
+//! native application or the Turn's end (execution-tools "Required actions"), so a matching
+//! record that arrives after the wait ran out is still reported, as a late application.
+//!
 //! A pending call is *abandoned* when the harness records a result for it without ours, drops
-//! the request, or the Turn ends first. A result for an unknown, answered or settled call is
-//! refused without touching anything.
+//! the request, or the Turn ends first; a result for it is then refused as `call_abandoned`. A
+//! result for an unknown, answered or settled call is refused without touching anything.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
+use switchboard_protocol::adapter::CALL_ABANDONED;
 use switchboard_protocol::{AdapterEvent, Receipt};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -39,6 +44,8 @@ pub struct Wording {
 pub enum CallChange {
     /// The result was observed applied.
     Applied { call_id: String },
+    /// The result was observed applied after its receipt went out unconfirmed.
+    LateApplied { call_id: String },
     /// The call stopped being answerable without a result.
     Abandoned { call_id: String },
 }
@@ -47,6 +54,9 @@ impl CallChange {
     pub fn into_event(self) -> AdapterEvent {
         match self {
             CallChange::Applied { call_id } => AdapterEvent::FunctionResultApplied { call_id },
+            CallChange::LateApplied { call_id } => {
+                AdapterEvent::LateFunctionResultApplied { call_id }
+            }
             CallChange::Abandoned { call_id } => AdapterEvent::CallAbandoned { call_id },
         }
     }
@@ -61,7 +71,12 @@ enum CallState<R, E> {
         waiter: oneshot::Sender<Receipt>,
         deadline: Instant,
     },
-    /// Settled (confirmed, unconfirmed or abandoned): no further result is accepted.
+    /// Answered, and the receipt already went out unconfirmed ([`RECEIPT_WAIT`] ran out): a
+    /// matching record still counts, as a late application.
+    Late { expected: E },
+    /// Abandoned by the harness before any result: a result is refused as `call_abandoned`.
+    Abandoned,
+    /// Settled (confirmed, or unconfirmed for good): no further result is accepted.
     Settled,
 }
 
@@ -111,9 +126,13 @@ impl<R: Clone, E> CallTable<R, E> {
         };
         match &call.state {
             CallState::Pending(route) => Ok((route.clone(), call.name.clone())),
-            CallState::Answered { .. } => Err(Receipt::refused(
+            CallState::Answered { .. } | CallState::Late { .. } => Err(Receipt::refused(
                 "already_answered",
                 "The call already has a result.",
+            )),
+            CallState::Abandoned => Err(Receipt::refused(
+                CALL_ABANDONED,
+                "The harness abandoned the call.",
             )),
             CallState::Settled => Err(Receipt::refused(
                 "call_settled",
@@ -142,7 +161,7 @@ impl<R: Clone, E> CallTable<R, E> {
 
     /// The harness recorded a result for `call_id` in this Turn; `matches(name, expected)` says
     /// whether the record is exactly the answer. A pending call is abandoned (the result is not
-    /// ours), an answered one confirmed or unconfirmed.
+    /// ours), an answered one confirmed or unconfirmed, a late one applied late or settled.
     pub fn observe(
         &mut self,
         call_id: &str,
@@ -150,9 +169,17 @@ impl<R: Clone, E> CallTable<R, E> {
     ) -> Option<CallChange> {
         let call = self.calls.get_mut(call_id)?;
         match std::mem::replace(&mut call.state, CallState::Settled) {
-            CallState::Pending(_) => Some(CallChange::Abandoned {
-                call_id: call_id.to_owned(),
-            }),
+            CallState::Pending(_) => {
+                call.state = CallState::Abandoned;
+                Some(CallChange::Abandoned {
+                    call_id: call_id.to_owned(),
+                })
+            }
+            CallState::Late { expected } => {
+                matches(&call.name, &expected).then(|| CallChange::LateApplied {
+                    call_id: call_id.to_owned(),
+                })
+            }
             CallState::Answered {
                 expected, waiter, ..
             } => {
@@ -168,7 +195,10 @@ impl<R: Clone, E> CallTable<R, E> {
                     None
                 }
             }
-            CallState::Settled => None,
+            state @ (CallState::Settled | CallState::Abandoned) => {
+                call.state = state;
+                None
+            }
         }
     }
 
@@ -179,7 +209,7 @@ impl<R: Clone, E> CallTable<R, E> {
             .calls
             .iter_mut()
             .find(|(_, call)| matches!(&call.state, CallState::Pending(r) if route(r)))?;
-        call.state = CallState::Settled;
+        call.state = CallState::Abandoned;
         Some(CallChange::Abandoned {
             call_id: call_id.clone(),
         })
@@ -196,7 +226,8 @@ impl<R: Clone, E> CallTable<R, E> {
             .min()
     }
 
-    /// Settles every wait whose deadline passed as unconfirmed.
+    /// Reports every wait whose deadline passed as unconfirmed; the call stays answered
+    /// ([`CallState::Late`]) until its record or the Turn's end.
     pub fn expire(&mut self, now: Instant) {
         for call in self.calls.values_mut() {
             let due =
@@ -204,12 +235,14 @@ impl<R: Clone, E> CallTable<R, E> {
             if !due {
                 continue;
             }
-            if let CallState::Answered { waiter, .. } =
-                std::mem::replace(&mut call.state, CallState::Settled)
+            if let CallState::Answered {
+                expected, waiter, ..
+            } = std::mem::replace(&mut call.state, CallState::Settled)
             {
                 let _ = waiter.send(Receipt::Unconfirmed {
                     reason: self.wording.no_record.into(),
                 });
+                call.state = CallState::Late { expected };
             }
         }
     }
@@ -223,13 +256,17 @@ impl<R: Clone, E> CallTable<R, E> {
                 continue;
             };
             match std::mem::replace(&mut call.state, CallState::Settled) {
-                CallState::Pending(_) => abandoned.push(call_id.clone()),
+                CallState::Pending(_) => {
+                    call.state = CallState::Abandoned;
+                    abandoned.push(call_id.clone());
+                }
                 CallState::Answered { waiter, .. } => {
                     let _ = waiter.send(Receipt::Unconfirmed {
                         reason: self.wording.turn_ended.into(),
                     });
                 }
-                CallState::Settled => {}
+                CallState::Abandoned => call.state = CallState::Abandoned,
+                CallState::Late { .. } | CallState::Settled => {}
             }
         }
         abandoned
@@ -308,8 +345,38 @@ mod tests {
         assert_eq!(table.finish(), vec!["c2".to_owned(), "c1".to_owned()]);
         assert!(matches!(
             table.begin_answer("c1"),
-            Err(Receipt::Refused { code, .. }) if code == "call_settled"
+            Err(Receipt::Refused { code, .. }) if code == CALL_ABANDONED
         ));
+        // The Turn ended: a record of the late result no longer counts.
+        assert_eq!(table.observe("c3", |_, _| true), None);
+    }
+
+    #[tokio::test]
+    async fn a_record_after_the_wait_ran_out_is_a_late_application() {
+        let mut table = CallTable::new(WORDING);
+        table.register("c1", "f", 1);
+        table.register("c2", "f", 2);
+        let (tx1, rx1) = oneshot::channel();
+        table.answered("c1", "ok", tx1);
+        let (tx2, _rx2) = oneshot::channel();
+        table.answered("c2", "ok", tx2);
+        table.expire(table.next_deadline().unwrap());
+        assert!(matches!(rx1.await.unwrap(), Receipt::Unconfirmed { .. }));
+        // Still answered: no second result is taken.
+        assert!(matches!(
+            table.begin_answer("c1"),
+            Err(Receipt::Refused { code, .. }) if code == "already_answered"
+        ));
+        assert_eq!(
+            table.observe("c1", |_, expected| *expected == "ok"),
+            Some(CallChange::LateApplied {
+                call_id: "c1".into()
+            })
+        );
+        assert_eq!(table.observe("c1", |_, _| true), None);
+        // A different late record settles the call without an application.
+        assert_eq!(table.observe("c2", |_, _| false), None);
+        assert_eq!(table.observe("c2", |_, _| true), None);
     }
 
     #[test]
@@ -323,6 +390,10 @@ mod tests {
             })
         );
         assert_eq!(table.abandon_pending(|r| *r == 7), None);
+        assert!(matches!(
+            table.begin_answer("c1"),
+            Err(Receipt::Refused { code, .. }) if code == CALL_ABANDONED
+        ));
         assert!(matches!(
             table.begin_answer("nope"),
             Err(Receipt::Refused { code, .. }) if code == "unknown_call"

@@ -8,6 +8,7 @@
 pub mod app;
 pub mod auth;
 pub mod edge;
+pub mod idempotency;
 pub mod routes;
 pub mod runtime_link;
 pub mod secrets;

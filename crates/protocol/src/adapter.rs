@@ -13,7 +13,8 @@
 //! [`TurnControl::submit_function_result`] returns [`Receipt::Confirmed`] only when the adapter
 //! saw the native harness apply exactly that result in the live Turn that made the call. Writing
 //! it to the harness proves nothing by itself; a wait that times out is
-//! [`Receipt::Unconfirmed`], and the adapter never replays a result.
+//! [`Receipt::Unconfirmed`] (a later native application is still reported, as
+//! [`AdapterEvent::LateFunctionResultApplied`]), and the adapter never replays a result.
 //!
 //! Nothing here depends on Core or the Runtime, so adapters depend on this crate only.
 
@@ -29,8 +30,8 @@ use crate::configuration::SessionConfiguration;
 use crate::content::{FunctionResultContent, InputPart};
 use crate::messages::{
     CallAbandoned, CommandExecution, CommandStatus, Delta, Done, ErrorEvent, FunctionCall,
-    InteractionDecisionAck, MessagePhase, MessageStatus, OutputMessage, Reasoning, RuntimeToCore,
-    TurnOutcome, Usage, WebSearchAction, WebSearchCall, WebSearchStatus,
+    FunctionResultApplied, InteractionDecisionAck, MessagePhase, MessageStatus, OutputMessage,
+    Reasoning, RuntimeToCore, TurnOutcome, Usage, WebSearchAction, WebSearchCall, WebSearchStatus,
 };
 
 /// What preparing a Session needs.
@@ -151,6 +152,11 @@ pub enum AdapterEvent {
     FunctionResultApplied {
         call_id: String,
     },
+    /// A submitted result whose receipt was already [`Receipt::Unconfirmed`] (the wait ran
+    /// out) was observed applied later.
+    LateFunctionResultApplied {
+        call_id: String,
+    },
     /// The harness dropped a pending call before any result was applied.
     CallAbandoned {
         call_id: String,
@@ -256,6 +262,9 @@ impl AdapterEvent {
                 ]
             }
             E::FunctionResultApplied { .. } => vec![],
+            E::LateFunctionResultApplied { call_id } => {
+                vec![FunctionResultApplied { call_id }.into()]
+            }
             E::CallAbandoned { call_id } => vec![CallAbandoned { call_id }.into()],
             E::Usage(usage) => vec![usage.into()],
             E::Completed { usage } => {
@@ -311,6 +320,10 @@ pub enum Receipt {
 
 /// `error_code` of an unconfirmed receipt.
 pub const FUNCTION_RESULT_UNCONFIRMED: &str = "function_result_unconfirmed";
+
+/// `error_code` of a refusal because the harness had abandoned the call: Core abandons the
+/// call too, instead of failing the Turn (execution-tools "Abandonment").
+pub const CALL_ABANDONED: &str = "call_abandoned";
 
 impl Receipt {
     pub fn refused(code: &str, message: impl Into<String>) -> Self {

@@ -96,6 +96,7 @@ message_set! {
         "function_call" => FunctionCall(FunctionCall),
         "call_abandoned" => CallAbandoned(CallAbandoned),
         "interaction_decision_ack" => InteractionDecisionAck(InteractionDecisionAck),
+        "function_result_applied" => FunctionResultApplied(FunctionResultApplied),
         "prompt_steer_ack" => PromptSteerAck(PromptSteerAck),
         "error" => Error(ErrorEvent),
         "done" => Done(Done),
@@ -328,11 +329,22 @@ pub struct CallAbandoned {
     pub call_id: String,
 }
 
+/// A result whose receipt went out unconfirmed (the wait for its native record ran out) was
+/// applied natively after all, in the live Turn that made the call. Turn output: frame id is
+/// the Run ID. A confirmed receipt never has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FunctionResultApplied {
+    pub call_id: String,
+}
+
 /// The application receipt of a `function_result`.
 ///
 /// `applied: true` means the adapter saw the native harness apply exactly this result in the
-/// live Turn. `applied: false` with `function_result_unconfirmed` means the outcome is unknown;
-/// with any other code, the result was refused.
+/// live Turn. `applied: false` with `function_result_unconfirmed` means the outcome is unknown
+/// so far (a later `function_result_applied` may still report it applied); with
+/// `call_abandoned`, the harness had abandoned the call before the result reached it; with any
+/// other code, the result was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InteractionDecisionAck {

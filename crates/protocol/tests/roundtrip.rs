@@ -231,6 +231,10 @@ fn runtime_messages() -> Vec<RuntimeToCore> {
             call_id: "c1".into(),
         }
         .into(),
+        FunctionResultApplied {
+            call_id: "c1".into(),
+        }
+        .into(),
         InteractionDecisionAck {
             delivery_id: "d1".into(),
             applied: true,
@@ -401,4 +405,21 @@ fn adapter_events_map_to_frames() {
         Some("function_result_unconfirmed")
     );
     assert!(Receipt::Confirmed.into_ack("d9").applied);
+
+    // A confirmed receipt travels as the ack only; a late application has a frame of its own.
+    let applied = AdapterEvent::FunctionResultApplied {
+        call_id: "c1".into(),
+    };
+    assert!(applied.into_messages().is_empty());
+    let late = AdapterEvent::LateFunctionResultApplied {
+        call_id: "c1".into(),
+    };
+    assert_eq!(
+        late.into_messages(),
+        vec![RuntimeToCore::FunctionResultApplied(
+            FunctionResultApplied {
+                call_id: "c1".into()
+            }
+        )]
+    );
 }

@@ -112,4 +112,6 @@ pub trait Store: Send + Sync + 'static {
         session_id: &str,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>>;
+    /// The Session create admitted under `key`, kept after its Session is deleted.
+    async fn get_create_key(&self, key: &str) -> Result<Option<IdempotencyRecord>>;
 }

@@ -50,12 +50,13 @@ pub struct CallRecord {
     pub doc: String,
 }
 
-/// An admitted input batch under an `Idempotency-Key`.
+/// An admitted request under an `Idempotency-Key`: an input batch of one Session, or a Session
+/// create (then `session_id` is the Session it created).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdempotencyRecord {
     pub session_id: String,
     pub key: String,
-    /// A digest of the whole ordered batch; the same key with another digest is a conflict.
+    /// A digest of the request; the same key with another digest is a conflict.
     pub fingerprint: String,
     pub created_at: i64,
 }
@@ -70,6 +71,9 @@ pub struct SessionWrite {
     pub calls: Vec<CallRecord>,
     /// Inserted; a second record for the same (session, key) fails the whole write.
     pub idempotency: Option<IdempotencyRecord>,
+    /// The key of the Session create this write commits. Inserted; a key already used fails the
+    /// whole write with [`crate::StoreError::Conflict`], so the Session is not created.
+    pub create_key: Option<IdempotencyRecord>,
 }
 
 impl SessionWrite {
@@ -79,6 +83,7 @@ impl SessionWrite {
             && self.items.is_empty()
             && self.calls.is_empty()
             && self.idempotency.is_none()
+            && self.create_key.is_none()
     }
 }
 

@@ -371,7 +371,7 @@ impl Store for SqliteStore {
             return Ok(());
         }
         let mut statements =
-            Vec::with_capacity(1 + w.turns.len() + w.items.len() + w.calls.len() + 1);
+            Vec::with_capacity(1 + w.turns.len() + w.items.len() + w.calls.len() + 2);
         if let Some(s) = w.session {
             statements.push(Statement::new(
                 "INSERT INTO sessions (id, created_at, agent_id, metadata, active_turn_id, doc) \
@@ -414,6 +414,18 @@ impl Store for SqliteStore {
                 texts([c.session_id, c.call_id, c.turn_id, c.doc]),
             )
         }));
+        if let Some(k) = w.create_key {
+            statements.push(Statement::new(
+                "INSERT INTO session_create_keys (key, session_id, fingerprint, created_at) \
+                 VALUES ($1, $2, $3, $4)",
+                vec![
+                    Bind::Text(k.key),
+                    Bind::Text(k.session_id),
+                    Bind::Text(k.fingerprint),
+                    Bind::I64(k.created_at),
+                ],
+            ));
+        }
         if let Some(k) = w.idempotency {
             statements.push(Statement::new(
                 "INSERT INTO idempotency (session_id, key, fingerprint, created_at) \
@@ -562,6 +574,14 @@ impl Store for SqliteStore {
     ) -> Result<Option<IdempotencyRecord>> {
         let sql = "SELECT * FROM idempotency WHERE session_id = $1 AND key = $2";
         let row = in_session(sql, session_id, key)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(idempotency))
+    }
+
+    async fn get_create_key(&self, key: &str) -> Result<Option<IdempotencyRecord>> {
+        let row = sqlx::query("SELECT * FROM session_create_keys WHERE key = $1")
+            .bind(key)
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.as_ref().map(idempotency))

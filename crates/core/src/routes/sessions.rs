@@ -54,9 +54,10 @@ pub fn routes() -> Router<Arc<AppState>> {
 
 async fn create_session(
     State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
     GatedJson(body): GatedJson<SESSION_CREATE_LIMIT>,
 ) -> ApiResult<Response> {
-    let created = create::create(&state.engine, &state, &body).await?;
+    let created = create::create(&state.engine, &state, &body, &headers).await?;
     Ok(match created.stream {
         Some((first, rx)) => sse_response(
             StatusCode::CREATED,
@@ -295,25 +296,6 @@ async fn stream_events(
     ))
 }
 
-const MAX_IDEMPOTENCY_KEY_BYTES: usize = 128;
-
-fn idempotency_key(headers: &HeaderMap) -> ApiResult<Option<String>> {
-    let Some(value) = headers.get("idempotency-key") else {
-        return Ok(None);
-    };
-    let key = value.to_str().unwrap_or_default();
-    if key.is_empty() || key.len() > MAX_IDEMPOTENCY_KEY_BYTES || key.trim().is_empty() {
-        return Err(Failure(ApiError::new(
-            ErrorCode::InvalidRequest("invalid_request"),
-            None,
-            "The Idempotency-Key header must be 1 to 128 bytes and not only whitespace.",
-        )));
-    }
-    Ok(Some(key.to_owned()))
-}
-
-const IDEMPOTENCY_CONFLICT: &str = "This idempotency key was used with different input.";
-
 /// `POST …/events`: 1–64 input events, admitted atomically; 202 with an empty body once stored.
 async fn post_events(
     State(state): State<Arc<AppState>>,
@@ -322,7 +304,7 @@ async fn post_events(
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
     let events = parse_input_events(&body)?;
-    let key = idempotency_key(&headers)?;
+    let key = crate::idempotency::key(&headers)?;
     let engine = &state.engine;
     let mut guard = engine.lock(&id).await?;
     let fingerprint = hex::encode(Sha256::digest(
@@ -334,11 +316,7 @@ async fn post_events(
         if seen.fingerprint == fingerprint {
             return Ok(StatusCode::ACCEPTED.into_response());
         }
-        return Err(Failure(ApiError::new(
-            ErrorCode::IdempotencyConflict,
-            None,
-            IDEMPOTENCY_CONFLICT,
-        )));
+        return Err(crate::idempotency::conflict());
     }
     if events.is_empty() {
         return Ok(StatusCode::ACCEPTED.into_response());

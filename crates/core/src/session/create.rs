@@ -1,18 +1,20 @@
 //! Session creation: the admission pipeline, then one commit (core-contracts §2.3).
 //!
-//! Order: protocol and parser errors, the saved Agent (404), placement rules, the model
-//! provider, the harness declaration ([`validate_selection`]), then Runtime availability and
-//! capabilities. A request a harness can never run gets the declaration's message even when
-//! that harness is not installed. Every rejection happens before anything is written.
+//! Order: protocol and parser errors, the retry lookup ([`retry`]), the saved Agent (404),
+//! placement rules, the model provider, the harness declaration ([`validate_selection`]), then
+//! Runtime availability and capabilities. A request a harness can never run gets the
+//! declaration's message even when that harness is not installed. Every rejection happens
+//! before anything is written.
 
 use std::sync::Arc;
 
+use axum::http::HeaderMap;
 use serde_json::{Map, Value, json};
 use switchboard_execution::{
     EnvironmentRequest, HarnessId, ModelProvider, parse_session_create, resolve,
 };
 use switchboard_harness::{declaration, required_capabilities, validate_selection};
-use switchboard_store::SessionRecord;
+use switchboard_store::{IdempotencyRecord, SessionRecord, StoreError};
 use switchboard_wire::ids::{IdKind, new_id};
 use switchboard_wire::{ApiError, ErrorCode};
 use tokio::sync::broadcast;
@@ -59,8 +61,20 @@ pub async fn create(
     engine: &Arc<Engine>,
     state: &AppState,
     body: &Map<String, Value>,
+    headers: &HeaderMap,
 ) -> Result<Created, Failure> {
     let req = parse_session_create(body)?;
+    let key = crate::idempotency::key(headers)?.map(|key| IdempotencyRecord {
+        session_id: String::new(),
+        key,
+        fingerprint: crate::idempotency::fingerprint(body),
+        created_at: unix_now(),
+    });
+    if let Some(key) = &key
+        && let Some(seen) = engine.store.get_create_key(&key.key).await?
+    {
+        return retry(engine, &seen, key, req.stream, req.include_obfuscation).await;
+    }
     let saved = match &req.agent_id {
         Some(id) => Some(crate::routes::agents::load(state, id).await?.1),
         None => None,
@@ -155,6 +169,10 @@ pub async fn create(
     let created = json!({ "type": "agent.session.created", "session": live.to_json() });
     let mut tx = Tx::new(&live);
     tx.touch();
+    tx.write.create_key = key.clone().map(|k| IdempotencyRecord {
+        session_id: session_id.clone(),
+        ..k
+    });
     for message in req.input.iter().flatten() {
         super::input::message(&mut tx, message)?;
     }
@@ -168,6 +186,12 @@ pub async fn create(
         *guard = None;
         drop(guard);
         engine.forget(&session_id);
+        // A concurrent create with the same key committed first: this is its retry.
+        if let (StoreError::Conflict(_), Some(key)) = (&e, &key)
+            && let Some(seen) = engine.store.get_create_key(&key.key).await?
+        {
+            return retry(engine, &seen, key, req.stream, req.include_obfuscation).await;
+        }
         return Err(e.into());
     }
     let session = guard.as_ref().expect("committed").to_json();
@@ -176,6 +200,39 @@ pub async fn create(
         session_id,
         stream,
         obfuscate: req.include_obfuscation,
+    })
+}
+
+/// The answer to a create whose key was already used (`seen`): the same request gets its
+/// Session as it is now, 201 again; a stream opens with `agent.session.created` carrying that
+/// Session and continues live until its Turn ends (at once when no Turn is running). Another
+/// request, or a Session deleted since, is a conflict.
+async fn retry(
+    engine: &Arc<Engine>,
+    seen: &IdempotencyRecord,
+    request: &IdempotencyRecord,
+    stream: bool,
+    obfuscate: bool,
+) -> Result<Created, Failure> {
+    if seen.fingerprint != request.fingerprint {
+        return Err(crate::idempotency::conflict());
+    }
+    let (session, rx) = match engine.read_and_subscribe(&seen.session_id).await {
+        Ok(found) => found,
+        Err(Failure(e)) if e.status == 404 => return Err(crate::idempotency::conflict()),
+        Err(e) => return Err(e),
+    };
+    let stream = stream.then(|| {
+        let created = json!({ "type": "agent.session.created", "session": session });
+        // No Turn is running: a closed channel ends the stream after its first event.
+        let rx = rx.unwrap_or_else(|| broadcast::channel(1).1);
+        (Published::new(&with_event_id(created)), rx)
+    });
+    Ok(Created {
+        session,
+        session_id: seen.session_id.clone(),
+        stream,
+        obfuscate,
     })
 }
 

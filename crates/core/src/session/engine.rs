@@ -143,6 +143,28 @@ impl Engine {
         Ok(rx)
     }
 
+    /// A Session's public object and, while a Turn is running, a subscription to its events
+    /// from exactly after that object (both under the lock, so nothing falls between them).
+    pub async fn read_and_subscribe(
+        &self,
+        id: &str,
+    ) -> Result<
+        (
+            serde_json::Value,
+            Option<tokio::sync::broadcast::Receiver<super::hub::Published>>,
+        ),
+        Failure,
+    > {
+        let guard = self.lock(id).await?;
+        let live = guard.as_ref().expect("loaded");
+        let session = live.to_json();
+        if live.doc.active.is_none() {
+            self.unload(id);
+            return Ok((session, None));
+        }
+        Ok((session, Some(self.hub.subscribe(id))))
+    }
+
     /// Locks a Session that is being created (not in the store yet).
     pub async fn lock_new(&self, live: Live) -> Guard {
         let mut guard = self.slot(&live.meta.id).lock_owned().await;

@@ -8,9 +8,10 @@
 
 use serde_json::{Value, json};
 use switchboard_protocol::RuntimeToCore;
+use switchboard_protocol::adapter::{CALL_ABANDONED, FUNCTION_RESULT_UNCONFIRMED};
 use switchboard_protocol::messages::{
-    CommandExecution, CommandStatus, Delta, MessagePhase, MessageStatus, OutputMessage,
-    TurnOutcome, WebSearchCall, WebSearchStatus,
+    CommandExecution, CommandStatus, Delta, InteractionDecisionAck, MessagePhase, MessageStatus,
+    OutputMessage, PromptCancel, TurnOutcome, WebSearchCall, WebSearchStatus,
 };
 use switchboard_wire::ids::{IdKind, new_id};
 
@@ -146,67 +147,22 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
             );
             tx.refresh_status();
         }
-        RuntimeToCore::CallAbandoned(a) => {
-            let Some(turn) = tx.active() else { return };
-            let tid = turn.turn.id.clone();
-            let Some(call) = turn.call_mut(&a.call_id) else {
-                return;
-            };
-            if call.state == CallState::Pending {
-                call.state = CallState::Abandoned;
-                let doc = call.clone();
-                tx.put_call(&tid, &a.call_id, &doc);
-                tx.refresh_status();
-            }
-        }
+        RuntimeToCore::CallAbandoned(a) => abandon(tx, &a.call_id),
+        RuntimeToCore::FunctionResultApplied(a) => applied(tx, &a.call_id),
         RuntimeToCore::InteractionDecisionAck(ack) => {
-            let Some((sid, tid)) = ids(tx) else { return };
             let Some(turn) = tx.active() else { return };
-            let Some(call_id) = turn.deliveries.remove(&ack.delivery_id) else {
+            let Some(call_id) = turn.deliveries.get(&ack.delivery_id).cloned() else {
                 return;
             };
-            let fail_turn =
-                !ack.applied && ack.error_code.as_deref() != Some("function_result_unconfirmed");
-            if fail_turn {
-                tracing::warn!(call = %call_id, code = ?ack.error_code, error = ?ack.error, "the Runtime refused an admitted result; the Turn fails");
-                turn.fail_on_done = true;
-                turn.engine_error = Some((
-                    ack.error_code.clone().unwrap_or_default(),
-                    ack.error.clone().unwrap_or_default(),
-                ));
-                if let Some(link) = turn.link {
-                    let run = turn.run_id.clone();
-                    tx.send(
-                        link,
-                        run,
-                        switchboard_protocol::messages::PromptCancel {}.into(),
-                    );
-                }
+            match ack.error_code.as_deref() {
+                _ if ack.applied => applied(tx, &call_id),
+                // Outcome unknown so far: the action stays until native application (a later
+                // `function_result_applied`) or the Turn's end.
+                Some(FUNCTION_RESULT_UNCONFIRMED) => {}
+                // The harness had abandoned the call before the result reached it.
+                Some(CALL_ABANDONED) => abandon(tx, &call_id),
+                _ => refused(tx, &call_id, ack),
             }
-            let Some(turn) = tx.active() else { return };
-            let Some(call) = turn.call_mut(&call_id) else {
-                return;
-            };
-            call.state = if ack.applied {
-                CallState::Applied
-            } else {
-                CallState::Unconfirmed
-            };
-            let doc = call.clone();
-            tx.put_call(&tid, &call_id, &doc);
-            if ack.applied {
-                // A function result gets `item.added` only, as an input item.
-                let item = function_call_output_item(
-                    &new_id(IdKind::Item),
-                    &tid,
-                    &call_id,
-                    doc.output.clone().unwrap_or(Value::Null),
-                    doc.error.clone().unwrap_or(Value::Null),
-                );
-                tx.put_item(&tid, &item);
-                publish_item(tx, "agent.session.turn.item.added", &sid, &tid, None, item);
-            }
-            tx.refresh_status();
         }
         RuntimeToCore::PromptSteerAck(ack) => {
             if !ack.accepted {
@@ -231,6 +187,83 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
         }
         other => tracing::warn!(frame = ?other, "unexpected frame for a Run"),
     }
+}
+
+/// The harness abandoned a call: it stops being a required action, pending or with a result
+/// admitted but not applied (that result stays saved; its receipt will never come, and no
+/// output Item is published). The Turn goes on.
+fn abandon(tx: &mut Tx, call_id: &str) {
+    let Some(turn) = tx.active() else { return };
+    let tid = turn.turn.id.clone();
+    let Some(call) = turn.call_mut(call_id) else {
+        return;
+    };
+    if !matches!(call.state, CallState::Pending | CallState::Submitted) {
+        return;
+    }
+    call.state = CallState::Abandoned;
+    let delivery = call.delivery_id.clone();
+    let doc = call.clone();
+    if let Some(delivery) = delivery {
+        turn.deliveries.remove(&delivery);
+    }
+    tx.put_call(&tid, call_id, &doc);
+    tx.refresh_status();
+}
+
+/// The harness applied an admitted result: the action leaves and the output Item appears
+/// (`item.added` only, as an input item). Only once, whichever report comes first.
+fn applied(tx: &mut Tx, call_id: &str) {
+    let Some((sid, tid)) = ids(tx) else { return };
+    let Some(turn) = tx.active() else { return };
+    let Some(call) = turn.call_mut(call_id) else {
+        return;
+    };
+    if call.state != CallState::Submitted {
+        return;
+    }
+    call.state = CallState::Applied;
+    let delivery = call.delivery_id.clone();
+    let doc = call.clone();
+    if let Some(delivery) = delivery {
+        turn.deliveries.remove(&delivery);
+    }
+    tx.put_call(&tid, call_id, &doc);
+    let item = function_call_output_item(
+        &new_id(IdKind::Item),
+        &tid,
+        call_id,
+        doc.output.clone().unwrap_or(Value::Null),
+        doc.error.clone().unwrap_or(Value::Null),
+    );
+    tx.put_item(&tid, &item);
+    publish_item(tx, "agent.session.turn.item.added", &sid, &tid, None, item);
+    tx.refresh_status();
+}
+
+/// The Runtime refused an admitted result: the native Turn is stopped and fails when it
+/// settles (core-contracts §3.3).
+fn refused(tx: &mut Tx, call_id: &str, ack: InteractionDecisionAck) {
+    let Some(turn) = tx.active() else { return };
+    tracing::warn!(call = %call_id, code = ?ack.error_code, error = ?ack.error, "the Runtime refused an admitted result; the Turn fails");
+    turn.deliveries.remove(&ack.delivery_id);
+    turn.fail_on_done = true;
+    turn.engine_error = Some((
+        ack.error_code.clone().unwrap_or_default(),
+        ack.error.clone().unwrap_or_default(),
+    ));
+    let (link, run, tid) = (turn.link, turn.run_id.clone(), turn.turn.id.clone());
+    let doc = turn.call_mut(call_id).map(|call| {
+        call.state = CallState::Unconfirmed;
+        call.clone()
+    });
+    if let Some(link) = link {
+        tx.send(link, run, PromptCancel {}.into());
+    }
+    if let Some(doc) = doc {
+        tx.put_call(&tid, call_id, &doc);
+    }
+    tx.refresh_status();
 }
 
 /// A text chunk of an open message: the event to publish. Deltas are the bulk of a Turn's

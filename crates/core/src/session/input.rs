@@ -188,6 +188,10 @@ pub fn tool_result(
     if let Some(previous) = &call.doc.submission {
         return if same_submission(previous, &event.submission) {
             Ok(())
+        } else if call.doc.state == CallState::Abandoned {
+            // The admitted result never applied: another one is refused like any result for an
+            // abandoned call (execution-tools "Abandonment").
+            Err(conflict(CANNOT_ACCEPT))
         } else {
             Err(conflict(DIFFERENT_RESULT))
         };
