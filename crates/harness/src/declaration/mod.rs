@@ -9,10 +9,14 @@
 //! Field names follow the specification's vocabulary (execution-tools.md, core-contracts §7).
 
 mod execution;
+mod harness_config;
 mod mcp;
+mod names;
 
 pub use execution::{Execution, WebSearch};
-pub use mcp::{Mcp, McpTransportKind, NamePattern, ReservedLabel, ReservedWhen, StdioCwd};
+pub use harness_config::{HarnessConfig, HarnessConfigMember};
+pub use mcp::{Mcp, McpTransportKind, ReservedLabel, ReservedWhen, StdioCwd};
+pub use names::{NamePattern, NativeToolNames};
 
 use switchboard_execution::{HarnessId, Placement, ProviderProtocol};
 
@@ -46,6 +50,11 @@ pub struct Declaration {
     /// service tier.
     pub execution: Execution,
     pub mcp: Mcp,
+    /// What the model sees as tool names; two declared tools with one native name are
+    /// rejected.
+    pub native_tool_names: NativeToolNames,
+    /// The `x_agents_core.harness_config` members the adapter applies.
+    pub harness_config: HarnessConfig,
     /// Pairs of features the harness supports alone but not together.
     pub conflicts: &'static [(Feature, Feature)],
     /// The most a Runtime running this harness may advertise (core-contracts §7.2
@@ -122,6 +131,8 @@ pub struct Functions {
     /// Function tools at all (Codex dynamic tools, Claude's in-process MCP server, MiniMax's
     /// MCP server `functions`).
     pub tools: bool,
+    /// Which function names the native harness accepts.
+    pub name: NamePattern,
     /// `parameters` must state `"type": "object"` at its root. Harnesses that serve functions
     /// as MCP tools need it: an MCP tool's `inputSchema` is an object schema by definition.
     pub parameters_object_root: bool,

@@ -28,6 +28,8 @@ pub static CLAUDE_CODE: Declaration = Declaration {
     multi_agent: true,
     functions: Functions {
         tools: true,
+        // Any name: the native client normalizes it (see native_tool_names).
+        name: NamePattern::Any,
         // Functions are MCP tools of the adapter's server; MCP input schemas are objects.
         parameters_object_root: true,
         // Anthropic tool results carry only inline base64 images, and never on an error.
@@ -94,6 +96,16 @@ pub static CLAUDE_CODE: Declaration = Declaration {
     },
     // The spec runs structured output beside Subagents, Skills, MCP and ToolSearch, and tool
     // search beside declared MCP tools, so only the stored pair it does not address remains.
+    // The SDK names MCP tools mcp__<label>__<tool>, normalized; the adapter's functions are
+    // tools of its server `functions`.
+    native_tool_names: NativeToolNames::McpNormalized {
+        function_server: "functions",
+    },
+    // Only `effort` is applied (as `--effort`); `thinking` is not implemented yet.
+    harness_config: HarnessConfig::Members(&[HarnessConfigMember {
+        name: "effort",
+        values: &["low", "medium", "high", "xhigh", "max"],
+    }]),
     conflicts: &[(Feature::ToolSearch, Feature::InstalledCapabilities)],
     capabilities: &[
         C::SubagentObservations,

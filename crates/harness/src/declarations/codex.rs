@@ -27,6 +27,8 @@ pub static CODEX: Declaration = Declaration {
     multi_agent: true,
     functions: Functions {
         tools: true,
+        // `thread/start` refuses any other dynamic tool name.
+        name: NamePattern::AsciiAlphanumericUnderscoreHyphenUpTo128,
         // Dynamic tools take any JSON Schema value as `inputSchema`.
         parameters_object_root: false,
         results: FunctionResults {
@@ -106,6 +108,10 @@ pub static CODEX: Declaration = Declaration {
         // command, args, cwd and env_vars go to the native `[mcp_servers]` table unchanged.
         stdio_cwd: StdioCwd::Any,
     },
+    // Dynamic tools keep their names; MCP tools arrive in `mcp__<label>` namespaces.
+    native_tool_names: NativeToolNames::Declared,
+    // The adapter reads no harness_config member.
+    harness_config: HarnessConfig::Unchecked,
     conflicts: &[],
     capabilities: &[
         C::SubagentObservations,

@@ -39,6 +39,7 @@ pub static MINIMAX_CODE: Declaration = Declaration {
     multi_agent: true,
     functions: Functions {
         tools: true,
+        name: NamePattern::Any,
         // Functions are tools of the MCP server `functions`; MCP input schemas are objects.
         parameters_object_root: true,
         results: FunctionResults {
@@ -89,6 +90,9 @@ pub static MINIMAX_CODE: Declaration = Declaration {
         expands_env_references: false,
         stdio_cwd: StdioCwd::Rejected,
     },
+    native_tool_names: NativeToolNames::Declared,
+    // `{}` only: no native setting exists.
+    harness_config: HarnessConfig::Members(&[]),
     conflicts: &[],
     capabilities: &[
         C::SubagentObservations,
