@@ -16,7 +16,8 @@
 //! 3. The Execution part, tool by tool (web_search, programmatic_tool_calling, unsupported
 //!    tool types), then reasoning effort, reasoning summary, service tier.
 //! 4. `harness_config` members, in document order.
-//! 5. The model provider bundle, when the snapshot carries one.
+//! 5. The model identifier (nonblank), then the model provider bundle, when the snapshot
+//!    carries one.
 //!
 //! Input and function-result admission ([`crate::input`]) are the §2.4 table's last rows; they
 //! run per event, not per Session.
@@ -27,6 +28,7 @@ mod execution;
 mod functions;
 mod harness_config;
 mod mcp;
+mod model;
 mod multi_agent;
 mod native_names;
 mod placement;
@@ -87,6 +89,7 @@ pub fn validate_selection(
     conflicts::check(decl, snapshot)?;
     execution::check(decl, snapshot)?;
     harness_config::check(decl, snapshot)?;
+    model::check(snapshot)?;
     if let Some(provider) = &snapshot.model_provider {
         validate_model_provider(decl, provider)?;
     }
