@@ -85,7 +85,15 @@ fn a_blank_model_is_rejected_for_every_harness() {
     let blank = reject("agent.model", "model must be a nonempty model identifier");
     run(&[
         row("spaces", |s| s.model = "   ".into(), every(blank.clone())),
-        row("a tab and a newline", |s| s.model = "\t\n".into(), every(blank.clone())),
-        row("text around spaces", |s| s.model = " m ".into(), every(admit())),
+        row(
+            "a tab and a newline",
+            |s| s.model = "\t\n".into(),
+            every(blank.clone()),
+        ),
+        row(
+            "text around spaces",
+            |s| s.model = " m ".into(),
+            every(admit()),
+        ),
     ]);
 }

@@ -7,8 +7,7 @@ use serde_json::json;
 use support::*;
 use switchboard_execution::Tool;
 
-const CODEX_NAME: &str =
-    "The harness requires function names of 1 to 128 ASCII letters, digits, underscores or hyphens.";
+const CODEX_NAME: &str = "The harness requires function names of 1 to 128 ASCII letters, digits, underscores or hyphens.";
 
 fn collision(native: &str) -> String {
     format!("The harness names this tool {native}, as it names another tool of the Session.")
@@ -115,9 +114,15 @@ fn normalized_collision_table() {
             },
             [
                 admit(),
-                reject("agent.tools[0].allowed_tools[1]", &collision("mcp__lab__get_x")),
+                reject(
+                    "agent.tools[0].allowed_tools[1]",
+                    &collision("mcp__lab__get_x"),
+                ),
                 // MiniMax serves environment-origin servers only.
-                reject("agent.tools", "The harness does not support this MCP connection origin."),
+                reject(
+                    "agent.tools",
+                    "The harness does not support this MCP connection origin.",
+                ),
             ],
         ),
         row(
@@ -133,7 +138,10 @@ fn normalized_collision_table() {
                     "agent.tools[1].allowed_tools[0]",
                     &collision("mcp__functions__a__b"),
                 ),
-                reject("agent.tools", "The harness does not support this MCP connection origin."),
+                reject(
+                    "agent.tools",
+                    "The harness does not support this MCP connection origin.",
+                ),
             ],
         ),
     ]);

@@ -29,7 +29,10 @@ pub(super) fn check(decl: &Declaration, snapshot: &SessionSnapshot) -> Result<()
         if !names.matches(&f.name) {
             return Err(AdmissionError::at(
                 format!("{}.name", tool_path(i)),
-                format!("The harness requires function names of {}.", names.describe()),
+                format!(
+                    "The harness requires function names of {}.",
+                    names.describe()
+                ),
             ));
         }
         if decl.functions.parameters_object_root && !has_object_root(&f.parameters) {

@@ -23,9 +23,7 @@ impl NamePattern {
         match self {
             NamePattern::Any => None,
             NamePattern::AsciiAlphanumericUnderscoreHyphen => Some("^[A-Za-z0-9_-]+$"),
-            NamePattern::AsciiAlphanumericUnderscoreHyphenUpTo128 => {
-                Some("^[a-zA-Z0-9_-]{1,128}$")
-            }
+            NamePattern::AsciiAlphanumericUnderscoreHyphenUpTo128 => Some("^[a-zA-Z0-9_-]{1,128}$"),
         }
     }
 
@@ -128,7 +126,10 @@ mod tests {
         let n = NativeToolNames::McpNormalized {
             function_server: "functions",
         };
-        assert_eq!(n.function("get.weather").unwrap(), "mcp__functions__get_weather");
+        assert_eq!(
+            n.function("get.weather").unwrap(),
+            "mcp__functions__get_weather"
+        );
         assert_eq!(n.function("a\0b").unwrap(), "mcp__functions__a_b");
         assert_eq!(n.function("é").unwrap(), "mcp__functions___");
         assert_eq!(n.function("a😀").unwrap(), "mcp__functions__a__");
