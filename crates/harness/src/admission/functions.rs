@@ -1,7 +1,7 @@
 //! Function tools and deferred function discovery.
 //!
 //! Each function, in tool order: its name against the declared pattern, then its parameters
-//! root.
+//! root, then the numbers in its parameters.
 //!
 //! Discovery needs both halves: `tool_search` without a deferred function, or deferred
 //! functions without `tool_search`, is rejected for every harness, after the harness's own
@@ -15,6 +15,8 @@ use crate::Declaration;
 const NO_FUNCTIONS: &str = "The harness does not support function tools.";
 const OBJECT_PARAMETERS: &str =
     "The harness requires function parameters with a type \"object\" root.";
+// The contracts' message for numbers a harness cannot read (the Binary64OutputSchema row).
+const LOSSLESS_NUMBERS: &str = "This runtime requires an object schema with lossless JSON numbers.";
 const NO_TOOL_SEARCH: &str = "The harness does not support tool search.";
 const DISCOVERY_PAIR: &str =
     "Tool search requires deferred functions, and deferred functions require tool search.";
@@ -39,6 +41,12 @@ pub(super) fn check(decl: &Declaration, snapshot: &SessionSnapshot) -> Result<()
             return Err(AdmissionError::at(
                 format!("{}.parameters", tool_path(i)),
                 OBJECT_PARAMETERS,
+            ));
+        }
+        if !decl.functions.parameters_numbers.readable(&f.parameters) {
+            return Err(AdmissionError::at(
+                format!("{}.parameters", tool_path(i)),
+                LOSSLESS_NUMBERS,
             ));
         }
     }

@@ -12,11 +12,13 @@ mod execution;
 mod harness_config;
 mod mcp;
 mod names;
+mod schema_numbers;
 
 pub use execution::{Execution, WebSearch};
 pub use harness_config::{HarnessConfig, HarnessConfigMember};
 pub use mcp::{Mcp, McpTransportKind, ReservedLabel, ReservedWhen, StdioCwd};
 pub use names::{NamePattern, NativeToolNames};
+pub use schema_numbers::SchemaNumbers;
 
 use switchboard_execution::{HarnessId, Placement, ProviderProtocol};
 
@@ -136,6 +138,8 @@ pub struct Functions {
     /// `parameters` must state `"type": "object"` at its root. Harnesses that serve functions
     /// as MCP tools need it: an MCP tool's `inputSchema` is an object schema by definition.
     pub parameters_object_root: bool,
+    /// Which numbers `parameters` may contain.
+    pub parameters_numbers: SchemaNumbers,
     pub results: FunctionResults,
 }
 

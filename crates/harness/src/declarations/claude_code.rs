@@ -32,6 +32,8 @@ pub static CLAUDE_CODE: Declaration = Declaration {
         name: NamePattern::Any,
         // Functions are MCP tools of the adapter's server; MCP input schemas are objects.
         parameters_object_root: true,
+        // JavaScript reads every number (as binary64).
+        parameters_numbers: SchemaNumbers::Any,
         // Anthropic tool results carry only inline base64 images, and never on an error.
         results: FunctionResults {
             images: true,

@@ -31,6 +31,8 @@ pub static CODEX: Declaration = Declaration {
         name: NamePattern::AsciiAlphanumericUnderscoreHyphenUpTo128,
         // Dynamic tools take any JSON Schema value as `inputSchema`.
         parameters_object_root: false,
+        // `thread/start` reads dynamic tool schemas without 128-bit integers.
+        parameters_numbers: SchemaNumbers::No128BitIntegers,
         results: FunctionResults {
             images: true,
             image_urls: true,

@@ -42,6 +42,7 @@ pub static MINIMAX_CODE: Declaration = Declaration {
         name: NamePattern::Any,
         // Functions are tools of the MCP server `functions`; MCP input schemas are objects.
         parameters_object_root: true,
+        parameters_numbers: SchemaNumbers::Any,
         results: FunctionResults {
             images: false,
             image_urls: false,
