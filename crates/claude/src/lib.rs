@@ -122,6 +122,12 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
     if config.model.trim().is_empty() {
         return Err(invalid("model must be a nonempty model identifier"));
     }
+    if config.model.contains('\0') {
+        // `--model` is a process argument, which ends at NUL.
+        return Err(invalid(
+            "model cannot contain NUL (it is passed as --model)",
+        ));
+    }
     if !config.mcp_servers.is_empty() {
         return Err(invalid("MCP servers are not supported by this Runtime yet"));
     }

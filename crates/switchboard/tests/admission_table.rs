@@ -268,6 +268,14 @@ fn every_claude_code_refusal_is_a_session_create_refusal() {
                 claude(json!({"model": "  "})),
                 declared("agent.model", "model must be a nonempty model identifier"),
             ),
+            row(
+                "model cannot contain NUL",
+                claude(json!({"model": "claude\0test"})),
+                declared(
+                    "agent.model",
+                    "The harness requires a model identifier without NUL characters.",
+                ),
+            ),
             Row {
                 tweak: with_mcp_server,
                 ..row(

@@ -89,7 +89,7 @@ pub fn validate_selection(
     conflicts::check(decl, snapshot)?;
     execution::check(decl, snapshot)?;
     harness_config::check(decl, snapshot)?;
-    model::check(snapshot)?;
+    model::check(decl, snapshot)?;
     if let Some(provider) = &snapshot.model_provider {
         validate_model_provider(decl, provider)?;
     }

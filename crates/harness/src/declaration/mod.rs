@@ -31,6 +31,8 @@ pub struct Declaration {
     pub harness: HarnessId,
     /// Display name ("Codex", "Claude Code", "MiniMax Code").
     pub label: &'static str,
+    /// The adapter passes the model identifier as a process argument, which cannot hold NUL.
+    pub model_on_command_line: bool,
     /// The exact native package the adapter drives; any other version is refused at start.
     pub native: NativePackage,
     /// Model provider protocols, in order: the first is the default.
@@ -161,6 +163,8 @@ pub struct StructuredOutput {
     /// The native SDK reads JSON numbers as binary64 and needs an explicit object root, so the
     /// schema must state `"type": "object"` and keep every number through binary64.
     pub binary64_output_schema: bool,
+    /// Which numbers the schema may contain (checked beside the binary64 rule).
+    pub schema_numbers: SchemaNumbers,
 }
 
 /// What a caller's message may contain.

@@ -16,6 +16,8 @@ use crate::declaration::*;
 pub static CLAUDE_CODE: Declaration = Declaration {
     harness: HarnessId::ClaudeCode,
     label: "Claude Code",
+    // `--model <model>`.
+    model_on_command_line: true,
     native: NativePackage {
         name: "@anthropic-ai/claude-code",
         version: "2.1.332",
@@ -44,6 +46,7 @@ pub static CLAUDE_CODE: Declaration = Declaration {
     structured_output: StructuredOutput {
         json_schema: true,
         binary64_output_schema: true,
+        schema_numbers: SchemaNumbers::Any,
     },
     // ENABLE_TOOL_SEARCH=true with anthropic/alwaysLoad per definition.
     tool_search: true,

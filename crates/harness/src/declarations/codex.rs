@@ -15,6 +15,7 @@ use crate::declaration::*;
 pub static CODEX: Declaration = Declaration {
     harness: HarnessId::Codex,
     label: "Codex",
+    model_on_command_line: false,
     native: NativePackage {
         name: "@openai/codex",
         version: "0.171.0",
@@ -42,6 +43,8 @@ pub static CODEX: Declaration = Declaration {
     structured_output: StructuredOutput {
         json_schema: true,
         binary64_output_schema: false,
+        // `turn/start` reads `outputSchema` as it reads dynamic tool schemas.
+        schema_numbers: SchemaNumbers::No128BitIntegers,
     },
     // Off: deferred functions do not work on codex 0.171.0 as the adapter drives it (checked
     // against the real binary). `thread/start` refuses a top-level dynamic tool with

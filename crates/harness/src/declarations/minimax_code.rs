@@ -16,6 +16,7 @@ use crate::declaration::*;
 pub static MINIMAX_CODE: Declaration = Declaration {
     harness: HarnessId::MinimaxCode,
     label: "MiniMax Code",
+    model_on_command_line: false,
     native: NativePackage {
         name: "@minimax-ai/code",
         version: "0.4.12",
@@ -52,6 +53,7 @@ pub static MINIMAX_CODE: Declaration = Declaration {
     structured_output: StructuredOutput {
         json_schema: false,
         binary64_output_schema: false,
+        schema_numbers: SchemaNumbers::Any,
     },
     tool_search: false,
     message_input: MessageInput {
