@@ -427,3 +427,49 @@ fn every_claude_code_refusal_is_a_session_create_refusal() {
         switchboard_claude::validate,
     );
 }
+
+/// Message images: whatever image the Claude adapter cannot put in a `user` line, input
+/// admission refuses before it is stored (so no Turn starts on it).
+#[test]
+fn every_claude_code_message_image_refusal_is_an_input_admission_refusal() {
+    use switchboard_harness::{ContentPart, validate_message_input};
+    use switchboard_protocol::InputPart;
+    let decl = declaration(switchboard_execution::HarnessId::ClaudeCode);
+    let urls = [
+        "https://example.com/a.png",
+        "http://127.0.0.1/a.png",
+        "data:image/png;base64,iVBORw0KGgo=",
+        "data:image/jpeg;base64,/9j/",
+        "data:image/gif;base64,R0lGODlh",
+        "data:image/webp;base64,UklGRg==",
+        "data:image/bmp;base64,Qk0=",
+        "data:image/png;base64,",
+        "data:image/png,raw",
+        "file:///etc/passwd",
+        "ftp://example.com/a.png",
+    ];
+    let mut refused_by_adapter = 0;
+    for url in urls {
+        let adapter = switchboard_claude::input::user_content(&[InputPart::InputImage {
+            image_url: url.into(),
+        }]);
+        let admission = validate_message_input(
+            decl,
+            &[
+                ContentPart::Text("x".into()),
+                ContentPart::Image(url.into()),
+            ],
+        );
+        if adapter.is_err() {
+            refused_by_adapter += 1;
+            assert!(
+                admission.is_err(),
+                "{url}: the adapter refuses it, admission lets it in"
+            );
+        }
+    }
+    assert_eq!(
+        refused_by_adapter, 5,
+        "the table exercises the adapter's refusal"
+    );
+}

@@ -172,8 +172,39 @@ pub struct StructuredOutput {
 pub struct MessageInput {
     /// `input_image` parts in messages.
     pub images: bool,
+    /// Which `image_url`s a message image may have.
+    pub image_sources: ImageSources,
     /// A message whose text is only whitespace (and has no image).
     pub whitespace_only_text: bool,
+}
+
+/// Which message image URLs the adapter can hand the native harness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageSources {
+    /// Any URL the parser accepts.
+    Any,
+    /// `http(s)://` URLs, or `data:<type>;base64,<data>` URLs with a nonempty payload and one
+    /// of these media types (Anthropic image blocks: `url` or `base64` sources).
+    HttpOrInlineBase64 {
+        media_types: &'static [&'static str],
+    },
+}
+
+impl ImageSources {
+    pub fn accepts(self, image_url: &str) -> bool {
+        match self {
+            ImageSources::Any => true,
+            ImageSources::HttpOrInlineBase64 { media_types } => {
+                if image_url.starts_with("https://") || image_url.starts_with("http://") {
+                    return true;
+                }
+                image_url
+                    .strip_prefix("data:")
+                    .and_then(|rest| rest.split_once(";base64,"))
+                    .is_some_and(|(mime, data)| media_types.contains(&mime) && !data.is_empty())
+            }
+        }
+    }
 }
 
 /// A part of a Session configuration that a [`Declaration`]'s `conflicts` can pair.

@@ -54,6 +54,10 @@ pub static CLAUDE_CODE: Declaration = Declaration {
     // character.
     message_input: MessageInput {
         images: true,
+        // Anthropic image blocks: a `url` source or a `base64` one of these types.
+        image_sources: ImageSources::HttpOrInlineBase64 {
+            media_types: &["image/png", "image/jpeg", "image/gif", "image/webp"],
+        },
         whitespace_only_text: false,
     },
     computer_use: false,

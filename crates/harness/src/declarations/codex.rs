@@ -56,6 +56,7 @@ pub static CODEX: Declaration = Declaration {
     tool_search: false,
     message_input: MessageInput {
         images: true,
+        image_sources: ImageSources::Any,
         whitespace_only_text: true,
     },
     computer_use: false,

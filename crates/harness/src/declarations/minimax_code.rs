@@ -58,6 +58,7 @@ pub static MINIMAX_CODE: Declaration = Declaration {
     tool_search: false,
     message_input: MessageInput {
         images: false,
+        image_sources: ImageSources::Any,
         whitespace_only_text: false,
     },
     computer_use: false,
