@@ -378,3 +378,40 @@ def test_claude_adapter_refusals_are_admission_refusals(engine, agent, harness_c
     assert status == 400
     assert error_of(got) == expected
     assert_nothing_written(engine.raw)
+
+
+def test_claude_refuses_a_model_with_nul(engine):
+    # Claude Code takes the model as a process argument (`--model`), which ends at NUL.
+    status, _, body = create_raw(engine.raw, session_body({}, harness="claude_code") | {"agent": {"model": "claude\u0000test"}})
+    assert status == 400, body
+    assert error_of(body) == unsupported("agent.model", "The harness requires a model identifier without NUL characters.")
+    assert_nothing_written(engine.raw)
+
+
+def test_codex_refuses_an_output_schema_integer_that_needs_128_bits(engine):
+    status, _, body = engine.raw.request(
+        "POST",
+        "/agents/sessions",
+        body='{"environment":{"type":"none"},"input":"Hello","agent":{"model":"gpt-test",'
+        '"text":{"format":{"type":"json_schema","schema":%s}}}}' % WIDE_SCHEMA,
+    )
+    assert status == 400
+    assert error_of(body) == unsupported("agent.text.format", LOSSLESS)
+    assert_nothing_written(engine.raw)
+
+
+def test_claude_refuses_a_message_image_its_adapter_cannot_send(engine):
+    body = session_body({}, harness="claude_code")
+    body["input"] = [
+        {
+            "type": "message",
+            "role": "user",
+            "content": [{"type": "input_text", "text": "hi"}, {"type": "input_image", "image_url": "data:image/bmp;base64,Qk0="}],
+        }
+    ]
+    status, _, got = create_raw(engine.raw, body)
+    assert status == 400
+    assert error_of(got) == unsupported(
+        None, "The harness takes message images as http(s) URLs or inline base64 data URLs of type png, jpeg, gif, webp."
+    )
+    assert_nothing_written(engine.raw)
