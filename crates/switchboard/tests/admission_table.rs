@@ -473,3 +473,54 @@ fn every_claude_code_message_image_refusal_is_an_input_admission_refusal() {
         "the table exercises the adapter's refusal"
     );
 }
+
+/// Function results: whatever result the Claude adapter cannot hand back as MCP content,
+/// result admission refuses before it consumes the pending call.
+#[test]
+fn every_claude_code_function_result_refusal_is_a_result_admission_refusal() {
+    use switchboard_harness::{ContentPart, FunctionOutput as Admitted, validate_function_result};
+    use switchboard_protocol::{FunctionOutput, FunctionResultContent, InputPart};
+    let decl = declaration(switchboard_execution::HarnessId::ClaudeCode);
+    let png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    let urls = [
+        png,
+        "data:image/gif;base64,R0lGODlh",
+        "https://example.com/a.png",
+        "data:image/png;base64,",
+    ];
+    let mut refused_by_adapter = 0;
+    for success in [true, false] {
+        for url in urls {
+            let result = FunctionResultContent {
+                success,
+                output: Some(FunctionOutput::Parts(vec![
+                    InputPart::InputText { text: "t".into() },
+                    InputPart::InputImage {
+                        image_url: url.into(),
+                    },
+                ])),
+                error: (!success).then(|| "boom".into()),
+            };
+            let adapter = switchboard_claude::functions::call_result(&result);
+            let admission = validate_function_result(
+                decl,
+                success,
+                Some(&Admitted::Parts(vec![
+                    ContentPart::Text("t".into()),
+                    ContentPart::Image(url.into()),
+                ])),
+            );
+            if adapter.is_err() {
+                refused_by_adapter += 1;
+                assert!(
+                    admission.is_err(),
+                    "{url} (success {success}): admission lets it in"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        refused_by_adapter, 6,
+        "the table exercises both adapter refusals"
+    );
+}
