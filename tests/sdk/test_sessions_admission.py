@@ -320,6 +320,8 @@ def test_a_metadata_key_with_nul_is_kept_and_filters(engine):
     assert [s["id"] for s in sessions_raw(engine.raw, "&metadata%5Bteam%00a%5D=x")] == [session.id]
     assert sessions_raw(engine.raw, "&metadata%5Bteam%5D=x") == []
     wait_idle(engine.raw, session.id)
+    agent = engine.client.beta.agents.create(model="gpt-test", metadata={key: "x"})
+    assert engine.client.beta.agents.retrieve(agent.id).metadata == {key: "x"}
 
 
 def test_codex_refuses_a_parameters_integer_that_needs_128_bits(engine):
