@@ -196,7 +196,9 @@ pub fn native_name(function: &str) -> String {
 }
 
 /// Checks what claude needs of the definitions: object-rooted parameter schemas (MCP
-/// `inputSchema` is an object schema) and names that stay distinct once normalized.
+/// `inputSchema` is an object schema) and names that stay distinct once normalized. Session
+/// admission refuses both earlier from the Claude Code declaration (`parameters_object_root`,
+/// `native_tool_names`); `switchboard/tests/admission_table.rs` proves the two agree.
 pub fn validate(functions: &[FunctionToolSpec]) -> Result<(), String> {
     let mut seen = HashSet::new();
     for f in functions {

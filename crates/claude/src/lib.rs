@@ -109,7 +109,9 @@ fn invalid(message: impl Into<String>) -> AdapterError {
     AdapterError::InvalidConfiguration(message.into())
 }
 
-/// Rejects what this adapter cannot run, before any process starts.
+/// Rejects what this adapter cannot run, before any process starts. Every rule here is also
+/// Claude Code declaration data, checked at Session admission first
+/// (`switchboard/tests/admission_table.rs` runs each rule against admission).
 pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
     if config.harness != HarnessId::ClaudeCode {
         return Err(invalid("the Session does not select claude_code"));
