@@ -180,23 +180,25 @@ pub fn inline_image(url: &str) -> Option<(&str, &str)> {
     (accepted.contains(&mime) && !data.is_empty()).then_some((mime, data))
 }
 
-/// The name the model sees for a function (claude's normalization of MCP tool names).
+/// The name the model sees for a function (claude's normalization of MCP tool names,
+/// JavaScript's `replace(/[^a-zA-Z0-9_-]/g, "_")`: one `_` per UTF-16 code unit, so a character
+/// outside the Basic Multilingual Plane becomes `__`).
 pub fn native_name(function: &str) -> String {
-    let normalized: String = function
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let mut normalized = String::with_capacity(function.len());
+    for c in function.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            normalized.push(c);
+        } else {
+            normalized.extend(std::iter::repeat_n('_', c.len_utf16()));
+        }
+    }
     format!("mcp__{FUNCTIONS_SERVER}__{normalized}")
 }
 
 /// Checks what claude needs of the definitions: object-rooted parameter schemas (MCP
-/// `inputSchema` is an object schema) and names that stay distinct once normalized.
+/// `inputSchema` is an object schema) and names that stay distinct once normalized. Session
+/// admission refuses both earlier from the Claude Code declaration (`parameters_object_root`,
+/// `native_tool_names`); `switchboard/tests/admission_table.rs` proves the two agree.
 pub fn validate(functions: &[FunctionToolSpec]) -> Result<(), String> {
     let mut seen = HashSet::new();
     for f in functions {
@@ -311,6 +313,9 @@ mod tests {
     fn validation_needs_object_roots_and_distinct_native_names() {
         assert!(validate(&[spec("get.weather", false), spec("other", false)]).is_ok());
         assert!(validate(&[spec("get.weather", false), spec("get_weather", false)]).is_err());
+        assert_eq!(native_name("a😀"), "mcp__functions__a__");
+        assert!(validate(&[spec("a😀", false), spec("a_", false)]).is_ok());
+        assert!(validate(&[spec("a😀", false), spec("a__", false)]).is_err());
         let mut bad = spec("a", false);
         bad.parameters = json!({"properties": {}});
         assert!(validate(&[bad]).is_err());

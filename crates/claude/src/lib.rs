@@ -111,7 +111,9 @@ fn invalid(message: impl Into<String>) -> AdapterError {
     AdapterError::InvalidConfiguration(message.into())
 }
 
-/// Rejects what this adapter cannot run, before any process starts.
+/// Rejects what this adapter cannot run, before any process starts. Every rule here is also
+/// Claude Code declaration data, checked at Session admission first
+/// (`switchboard/tests/admission_table.rs` runs each rule against admission).
 pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
     if config.harness != HarnessId::ClaudeCode {
         return Err(invalid("the Session does not select claude_code"));
@@ -123,6 +125,12 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
     }
     if config.model.trim().is_empty() {
         return Err(invalid("model must be a nonempty model identifier"));
+    }
+    if config.model.contains('\0') {
+        // `--model` is a process argument, which ends at NUL.
+        return Err(invalid(
+            "model cannot contain NUL (it is passed as --model)",
+        ));
     }
     if !config.mcp_servers.is_empty() {
         return Err(invalid("MCP servers are not supported by this Runtime yet"));

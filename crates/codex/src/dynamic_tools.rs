@@ -33,7 +33,10 @@ pub fn dynamic_tool_specs(functions: &[FunctionToolSpec]) -> Value {
 }
 
 /// Checks names against codex's dynamic tool rule (`^[a-zA-Z0-9_-]{1,128}$`) before a thread
-/// is started, so a bad name fails preparation instead of the first Turn.
+/// is started, so a bad name fails preparation instead of the first Turn. Session admission
+/// refuses the same names earlier from the Codex declaration (`functions.name`); the adapter
+/// does not depend on the declarations, so `switchboard/tests/admission_table.rs` proves the
+/// two agree.
 pub fn validate_names(functions: &[FunctionToolSpec]) -> Result<(), String> {
     for f in functions {
         let valid = (1..=128).contains(&f.name.len())

@@ -103,7 +103,9 @@ impl CodexAdapter {
     }
 }
 
-/// Rejects what this adapter cannot run, before any process starts.
+/// Rejects what this adapter cannot run, before any process starts. Every rule here is also
+/// refused at Session admission first, from the Codex declaration or the capability gate
+/// (`switchboard/tests/admission_table.rs` runs each rule against admission).
 pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
     if config.harness != HarnessId::Codex {
         return Err(AdapterError::InvalidConfiguration(

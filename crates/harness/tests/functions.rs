@@ -8,6 +8,7 @@ use support::*;
 use switchboard_execution::{HarnessId, Tool, WebSearchMode};
 use switchboard_harness::declaration;
 
+const LOSSLESS: &str = "This runtime requires an object schema with lossless JSON numbers.";
 const OBJECT_ROOT: &str = "The harness requires function parameters with a type \"object\" root.";
 
 #[test]
@@ -64,6 +65,34 @@ fn function_table() {
                 reject("agent.tools[2].parameters", OBJECT_ROOT),
                 reject("agent.tools[2].parameters", OBJECT_ROOT),
             ],
+        ),
+        row(
+            "an integer that needs 128 bits (Codex's reader refuses it)",
+            |s| {
+                s.tools = vec![function_with(
+                    "lookup",
+                    json_text(
+                        r#"{"type": "object", "properties": {"n": {"type": "integer", "maximum": 123456789012345678901234567890}}}"#,
+                    ),
+                )]
+            },
+            [
+                reject("agent.tools[0].parameters", LOSSLESS),
+                admit(),
+                admit(),
+            ],
+        ),
+        row(
+            "64-bit integers and floats everywhere",
+            |s| {
+                s.tools = vec![function_with(
+                    "lookup",
+                    json_text(
+                        r#"{"type": "object", "properties": {"n": {"maximum": 18446744073709551615, "minimum": -9223372036854775808, "multipleOf": 1e400}}}"#,
+                    ),
+                )]
+            },
+            every(admit()),
         ),
         row(
             "functions with multi_agent (Subagent calls are root required actions)",

@@ -47,6 +47,11 @@ fn check_table<I>(rows: &[(&str, I, [Outcome; 3])], check: impl Fn(HarnessId, &I
 fn message_table() {
     let blank = || reject_null(WHITESPACE);
     let no_images = || reject_null(MESSAGE_IMAGES);
+    let claude_sources = || {
+        reject_null(
+            "The harness takes message images as http(s) URLs or inline base64 data URLs of type png, jpeg, gif, webp.",
+        )
+    };
     let rows: Vec<(&str, Vec<ContentPart>, [Outcome; 3])> = vec![
         ("text", vec![text("hello")], every(admit())),
         (
@@ -63,6 +68,26 @@ fn message_table() {
             "an image by URL",
             vec![image("https://example.com/a.png")],
             [admit(), admit(), no_images()],
+        ),
+        (
+            "an inline GIF",
+            vec![image("data:image/gif;base64,R0lGODlh")],
+            [admit(), admit(), no_images()],
+        ),
+        (
+            "an inline BMP",
+            vec![text("x"), image("data:image/bmp;base64,Qk0=")],
+            [admit(), claude_sources(), no_images()],
+        ),
+        (
+            "an inline image without a payload",
+            vec![text("x"), image("data:image/png;base64,")],
+            [admit(), claude_sources(), no_images()],
+        ),
+        (
+            "a file URL",
+            vec![text("x"), image("file:///etc/passwd")],
+            [admit(), claude_sources(), no_images()],
         ),
         (
             "blank text and an image",

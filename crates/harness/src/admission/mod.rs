@@ -9,12 +9,15 @@
 //!
 //! 1. Session-wide rules (core-contracts §2.3 step 5): distinct tool controls, distinct MCP
 //!    server labels. A duplicate would otherwise surface as a confusing per-tool message.
-//! 2. The §2.4 table: placement, multi_agent, functions (then each function's parameters
-//!    root), tool_search, the tool_search/deferred pairing, json_schema, text verbosity, the
-//!    binary64 output schema, each MCP server, conflicts.
+//! 2. The §2.4 table: placement, multi_agent, functions (then each function's name and
+//!    parameters root), tool_search, the tool_search/deferred pairing, json_schema, text
+//!    verbosity, the binary64 output schema, each MCP server, native tool name collisions,
+//!    conflicts.
 //! 3. The Execution part, tool by tool (web_search, programmatic_tool_calling, unsupported
 //!    tool types), then reasoning effort, reasoning summary, service tier.
-//! 4. The model provider bundle, when the snapshot carries one.
+//! 4. `harness_config` members, in document order.
+//! 5. The model identifier (nonblank), then the model provider bundle, when the snapshot
+//!    carries one.
 //!
 //! Input and function-result admission ([`crate::input`]) are the §2.4 table's last rows; they
 //! run per event, not per Session.
@@ -23,8 +26,11 @@ mod conflicts;
 mod distinct;
 mod execution;
 mod functions;
+mod harness_config;
 mod mcp;
+mod model;
 mod multi_agent;
+mod native_names;
 mod placement;
 mod provider;
 mod text;
@@ -79,8 +85,11 @@ pub fn validate_selection(
     functions::check(decl, snapshot)?;
     text::check(decl, snapshot)?;
     mcp::check(decl, snapshot)?;
+    native_names::check(decl, snapshot)?;
     conflicts::check(decl, snapshot)?;
     execution::check(decl, snapshot)?;
+    harness_config::check(decl, snapshot)?;
+    model::check(decl, snapshot)?;
     if let Some(provider) = &snapshot.model_provider {
         validate_model_provider(decl, provider)?;
     }

@@ -42,5 +42,10 @@ pub(super) fn check(decl: &Declaration, snapshot: &SessionSnapshot) -> Result<()
     {
         return Err(AdmissionError::at("agent.text.format", BINARY64_SCHEMA));
     }
+    if let Some(schema) = schema
+        && !decl.structured_output.schema_numbers.readable(schema)
+    {
+        return Err(AdmissionError::at("agent.text.format", BINARY64_SCHEMA));
+    }
     Ok(())
 }

@@ -7,6 +7,8 @@
 
 use switchboard_execution::{ConnectionOrigin, McpTransport};
 
+use super::NamePattern;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mcp {
     /// Transports the native client speaks. Empty: no public MCP at all.
@@ -70,38 +72,6 @@ pub enum ReservedWhen {
     /// Reserved only when the Agent declares function tools, because the adapter then serves
     /// them as an MCP server of this name (MiniMax Code's `functions`).
     AgentHasFunctions,
-}
-
-/// A name rule, kept as a closed set so a declaration stays `const` data.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NamePattern {
-    /// Any nonempty name.
-    Any,
-    /// `^[A-Za-z0-9_-]+$`: the native client builds tool names such as
-    /// `mcp__<label>__<tool>` from it.
-    AsciiAlphanumericUnderscoreHyphen,
-}
-
-impl NamePattern {
-    /// The rule as a regular expression, for documentation and error reports.
-    pub fn regex(self) -> Option<&'static str> {
-        match self {
-            NamePattern::Any => None,
-            NamePattern::AsciiAlphanumericUnderscoreHyphen => Some("^[A-Za-z0-9_-]+$"),
-        }
-    }
-
-    pub fn matches(self, name: &str) -> bool {
-        match self {
-            NamePattern::Any => true,
-            NamePattern::AsciiAlphanumericUnderscoreHyphen => {
-                !name.is_empty()
-                    && name
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-            }
-        }
-    }
 }
 
 /// Where the native harness starts a stdio server, which decides the `cwd`s it can honour.

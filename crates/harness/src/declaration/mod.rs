@@ -9,10 +9,16 @@
 //! Field names follow the specification's vocabulary (execution-tools.md, core-contracts §7).
 
 mod execution;
+mod harness_config;
 mod mcp;
+mod names;
+mod schema_numbers;
 
 pub use execution::{Execution, WebSearch};
-pub use mcp::{Mcp, McpTransportKind, NamePattern, ReservedLabel, ReservedWhen, StdioCwd};
+pub use harness_config::{HarnessConfig, HarnessConfigMember};
+pub use mcp::{Mcp, McpTransportKind, ReservedLabel, ReservedWhen, StdioCwd};
+pub use names::{NamePattern, NativeToolNames};
+pub use schema_numbers::SchemaNumbers;
 
 use switchboard_execution::{HarnessId, Placement, ProviderProtocol};
 
@@ -25,6 +31,8 @@ pub struct Declaration {
     pub harness: HarnessId,
     /// Display name ("Codex", "Claude Code", "MiniMax Code").
     pub label: &'static str,
+    /// The adapter passes the model identifier as a process argument, which cannot hold NUL.
+    pub model_on_command_line: bool,
     /// The exact native package the adapter drives; any other version is refused at start.
     pub native: NativePackage,
     /// Model provider protocols, in order: the first is the default.
@@ -46,6 +54,11 @@ pub struct Declaration {
     /// service tier.
     pub execution: Execution,
     pub mcp: Mcp,
+    /// What the model sees as tool names; two declared tools with one native name are
+    /// rejected.
+    pub native_tool_names: NativeToolNames,
+    /// The `x_agents_core.harness_config` members the adapter applies.
+    pub harness_config: HarnessConfig,
     /// Pairs of features the harness supports alone but not together.
     pub conflicts: &'static [(Feature, Feature)],
     /// The most a Runtime running this harness may advertise (core-contracts §7.2
@@ -122,9 +135,13 @@ pub struct Functions {
     /// Function tools at all (Codex dynamic tools, Claude's in-process MCP server, MiniMax's
     /// MCP server `functions`).
     pub tools: bool,
+    /// Which function names the native harness accepts.
+    pub name: NamePattern,
     /// `parameters` must state `"type": "object"` at its root. Harnesses that serve functions
     /// as MCP tools need it: an MCP tool's `inputSchema` is an object schema by definition.
     pub parameters_object_root: bool,
+    /// Which numbers `parameters` may contain.
+    pub parameters_numbers: SchemaNumbers,
     pub results: FunctionResults,
 }
 
@@ -146,6 +163,8 @@ pub struct StructuredOutput {
     /// The native SDK reads JSON numbers as binary64 and needs an explicit object root, so the
     /// schema must state `"type": "object"` and keep every number through binary64.
     pub binary64_output_schema: bool,
+    /// Which numbers the schema may contain (checked beside the binary64 rule).
+    pub schema_numbers: SchemaNumbers,
 }
 
 /// What a caller's message may contain.
@@ -153,8 +172,39 @@ pub struct StructuredOutput {
 pub struct MessageInput {
     /// `input_image` parts in messages.
     pub images: bool,
+    /// Which `image_url`s a message image may have.
+    pub image_sources: ImageSources,
     /// A message whose text is only whitespace (and has no image).
     pub whitespace_only_text: bool,
+}
+
+/// Which message image URLs the adapter can hand the native harness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageSources {
+    /// Any URL the parser accepts.
+    Any,
+    /// `http(s)://` URLs, or `data:<type>;base64,<data>` URLs with a nonempty payload and one
+    /// of these media types (Anthropic image blocks: `url` or `base64` sources).
+    HttpOrInlineBase64 {
+        media_types: &'static [&'static str],
+    },
+}
+
+impl ImageSources {
+    pub fn accepts(self, image_url: &str) -> bool {
+        match self {
+            ImageSources::Any => true,
+            ImageSources::HttpOrInlineBase64 { media_types } => {
+                if image_url.starts_with("https://") || image_url.starts_with("http://") {
+                    return true;
+                }
+                image_url
+                    .strip_prefix("data:")
+                    .and_then(|rest| rest.split_once(";base64,"))
+                    .is_some_and(|(mime, data)| media_types.contains(&mime) && !data.is_empty())
+            }
+        }
+    }
 }
 
 /// A part of a Session configuration that a [`Declaration`]'s `conflicts` can pair.

@@ -16,6 +16,8 @@ use crate::declaration::*;
 pub static CLAUDE_CODE: Declaration = Declaration {
     harness: HarnessId::ClaudeCode,
     label: "Claude Code",
+    // `--model <model>`.
+    model_on_command_line: true,
     native: NativePackage {
         name: "@anthropic-ai/claude-code",
         version: "2.1.332",
@@ -28,8 +30,12 @@ pub static CLAUDE_CODE: Declaration = Declaration {
     multi_agent: true,
     functions: Functions {
         tools: true,
+        // Any name: the native client normalizes it (see native_tool_names).
+        name: NamePattern::Any,
         // Functions are MCP tools of the adapter's server; MCP input schemas are objects.
         parameters_object_root: true,
+        // JavaScript reads every number (as binary64).
+        parameters_numbers: SchemaNumbers::Any,
         // Anthropic tool results carry only inline base64 images, and never on an error.
         results: FunctionResults {
             images: true,
@@ -40,6 +46,7 @@ pub static CLAUDE_CODE: Declaration = Declaration {
     structured_output: StructuredOutput {
         json_schema: true,
         binary64_output_schema: true,
+        schema_numbers: SchemaNumbers::Any,
     },
     // ENABLE_TOOL_SEARCH=true with anthropic/alwaysLoad per definition.
     tool_search: true,
@@ -47,6 +54,10 @@ pub static CLAUDE_CODE: Declaration = Declaration {
     // character.
     message_input: MessageInput {
         images: true,
+        // Anthropic image blocks: a `url` source or a `base64` one of these types.
+        image_sources: ImageSources::HttpOrInlineBase64 {
+            media_types: &["image/png", "image/jpeg", "image/gif", "image/webp"],
+        },
         whitespace_only_text: false,
     },
     computer_use: false,
@@ -94,6 +105,16 @@ pub static CLAUDE_CODE: Declaration = Declaration {
     },
     // The spec runs structured output beside Subagents, Skills, MCP and ToolSearch, and tool
     // search beside declared MCP tools, so only the stored pair it does not address remains.
+    // The SDK names MCP tools mcp__<label>__<tool>, normalized; the adapter's functions are
+    // tools of its server `functions`.
+    native_tool_names: NativeToolNames::McpNormalized {
+        function_server: "functions",
+    },
+    // Only `effort` is applied (as `--effort`); `thinking` is not implemented yet.
+    harness_config: HarnessConfig::Members(&[HarnessConfigMember {
+        name: "effort",
+        values: &["low", "medium", "high", "xhigh", "max"],
+    }]),
     conflicts: &[(Feature::ToolSearch, Feature::InstalledCapabilities)],
     capabilities: &[
         C::SubagentObservations,

@@ -15,6 +15,7 @@ use crate::declaration::*;
 pub static CODEX: Declaration = Declaration {
     harness: HarnessId::Codex,
     label: "Codex",
+    model_on_command_line: false,
     native: NativePackage {
         name: "@openai/codex",
         version: "0.171.0",
@@ -27,8 +28,12 @@ pub static CODEX: Declaration = Declaration {
     multi_agent: true,
     functions: Functions {
         tools: true,
+        // `thread/start` refuses any other dynamic tool name.
+        name: NamePattern::AsciiAlphanumericUnderscoreHyphenUpTo128,
         // Dynamic tools take any JSON Schema value as `inputSchema`.
         parameters_object_root: false,
+        // `thread/start` reads dynamic tool schemas without 128-bit integers.
+        parameters_numbers: SchemaNumbers::No128BitIntegers,
         results: FunctionResults {
             images: true,
             image_urls: true,
@@ -38,6 +43,8 @@ pub static CODEX: Declaration = Declaration {
     structured_output: StructuredOutput {
         json_schema: true,
         binary64_output_schema: false,
+        // `turn/start` reads `outputSchema` as it reads dynamic tool schemas.
+        schema_numbers: SchemaNumbers::No128BitIntegers,
     },
     // Off: deferred functions do not work on codex 0.171.0 as the adapter drives it (checked
     // against the real binary). `thread/start` refuses a top-level dynamic tool with
@@ -49,6 +56,7 @@ pub static CODEX: Declaration = Declaration {
     tool_search: false,
     message_input: MessageInput {
         images: true,
+        image_sources: ImageSources::Any,
         whitespace_only_text: true,
     },
     computer_use: false,
@@ -106,6 +114,10 @@ pub static CODEX: Declaration = Declaration {
         // command, args, cwd and env_vars go to the native `[mcp_servers]` table unchanged.
         stdio_cwd: StdioCwd::Any,
     },
+    // Dynamic tools keep their names; MCP tools arrive in `mcp__<label>` namespaces.
+    native_tool_names: NativeToolNames::Declared,
+    // The adapter reads no harness_config member.
+    harness_config: HarnessConfig::Unchecked,
     conflicts: &[],
     capabilities: &[
         C::SubagentObservations,

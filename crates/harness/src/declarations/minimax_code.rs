@@ -16,6 +16,7 @@ use crate::declaration::*;
 pub static MINIMAX_CODE: Declaration = Declaration {
     harness: HarnessId::MinimaxCode,
     label: "MiniMax Code",
+    model_on_command_line: false,
     native: NativePackage {
         name: "@minimax-ai/code",
         version: "0.4.12",
@@ -39,8 +40,10 @@ pub static MINIMAX_CODE: Declaration = Declaration {
     multi_agent: true,
     functions: Functions {
         tools: true,
+        name: NamePattern::Any,
         // Functions are tools of the MCP server `functions`; MCP input schemas are objects.
         parameters_object_root: true,
+        parameters_numbers: SchemaNumbers::Any,
         results: FunctionResults {
             images: false,
             image_urls: false,
@@ -50,10 +53,12 @@ pub static MINIMAX_CODE: Declaration = Declaration {
     structured_output: StructuredOutput {
         json_schema: false,
         binary64_output_schema: false,
+        schema_numbers: SchemaNumbers::Any,
     },
     tool_search: false,
     message_input: MessageInput {
         images: false,
+        image_sources: ImageSources::Any,
         whitespace_only_text: false,
     },
     computer_use: false,
@@ -89,6 +94,9 @@ pub static MINIMAX_CODE: Declaration = Declaration {
         expands_env_references: false,
         stdio_cwd: StdioCwd::Rejected,
     },
+    native_tool_names: NativeToolNames::Declared,
+    // `{}` only: no native setting exists.
+    harness_config: HarnessConfig::Members(&[]),
     conflicts: &[],
     capabilities: &[
         C::SubagentObservations,

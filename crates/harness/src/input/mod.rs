@@ -50,6 +50,22 @@ const FAILED_RESULT_IMAGES: &str =
 const INLINE_RESULT_IMAGES: &str =
     "The harness supports only inline PNG or JPEG function result images.";
 
+fn image_sources_message(sources: crate::ImageSources) -> String {
+    match sources {
+        crate::ImageSources::Any => MESSAGE_IMAGES.to_owned(),
+        crate::ImageSources::HttpOrInlineBase64 { media_types } => {
+            let names: Vec<&str> = media_types
+                .iter()
+                .map(|t| t.strip_prefix("image/").unwrap_or(t))
+                .collect();
+            format!(
+                "The harness takes message images as http(s) URLs or inline base64 data URLs of type {}.",
+                names.join(", ")
+            )
+        }
+    }
+}
+
 /// Checks one caller message (its ordered content parts).
 pub fn validate_message_input(
     decl: &Declaration,
@@ -58,6 +74,14 @@ pub fn validate_message_input(
     let has_image = parts.iter().any(|p| matches!(p, ContentPart::Image(_)));
     if has_image && !decl.message_input.images {
         return Err(AdmissionError::new(None, MESSAGE_IMAGES));
+    }
+    let sources = decl.message_input.image_sources;
+    let unsupported_image = parts.iter().any(|p| match p {
+        ContentPart::Image(url) => !sources.accepts(url),
+        ContentPart::Text(_) => false,
+    });
+    if unsupported_image {
+        return Err(AdmissionError::new(None, image_sources_message(sources)));
     }
     // A message means something when it has an image or any non-whitespace text.
     let meaningful = parts.iter().any(|p| match p {
