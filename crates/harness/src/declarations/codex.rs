@@ -16,8 +16,9 @@ pub static CODEX: Declaration = Declaration {
     harness: HarnessId::Codex,
     label: "Codex",
     native: NativePackage {
-        name: "@openai/codex",
-        version: "0.171.0",
+        name: switchboard_pins::CODEX_PACKAGE,
+        version: switchboard_pins::CODEX_VERSION,
+        adapter: true,
     },
     providers: &[ProviderSupport {
         protocol: ProviderProtocol::Responses,

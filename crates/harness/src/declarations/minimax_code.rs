@@ -17,8 +17,9 @@ pub static MINIMAX_CODE: Declaration = Declaration {
     harness: HarnessId::MinimaxCode,
     label: "MiniMax Code",
     native: NativePackage {
-        name: "@minimax-ai/code",
-        version: "0.4.12",
+        name: switchboard_pins::MINIMAX_CODE_PACKAGE,
+        version: switchboard_pins::MINIMAX_CODE_VERSION,
+        adapter: false,
     },
     // Its custom provider config needs the model's limits for every protocol.
     providers: &[
