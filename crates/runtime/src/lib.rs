@@ -5,6 +5,8 @@
 //! answers with frames (`preparation_status`, output, `done`, receipts). The pieces:
 //!
 //! - [`install`]: the pinned npm package and native executable of each harness (one table).
+//! - [`installer`]: installs a pinned package into the data dir (`harness install`, `serve`).
+//! - [`paths`]: every path from a flag or the environment, made absolute once.
 //! - [`locate`]: where an executable is (environment, data dir, then the repository).
 //! - [`probe`]: whether it runs and is the pinned version; shared with `switchboard harness`.
 //! - [`advertise`]: a heartbeat entry, capabilities narrowed to the harness declaration.
@@ -17,8 +19,10 @@
 pub mod advertise;
 pub mod frame_loop;
 pub mod install;
+pub mod installer;
 pub mod local;
 pub mod locate;
+pub mod paths;
 pub mod probe;
 pub mod registry;
 pub mod remote;

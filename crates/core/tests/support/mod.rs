@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use switchboard_core::secrets::SecretBox;
 use switchboard_core::{AppState, CoreConfig, auth, router};
 use switchboard_execution::{HarnessId, ModelProvider, ProviderProtocol};
-use switchboard_protocol::capabilities::{Capabilities, HarnessAdvertisement};
+use switchboard_protocol::capabilities::{Capabilities, HarnessAdvertisement, HarnessState};
 use switchboard_protocol::configuration::HarnessId as WireHarness;
 use switchboard_protocol::envelope::Envelope;
 use switchboard_protocol::messages::{Heartbeat, PreparationState, PreparationStatus};
@@ -136,6 +136,7 @@ impl Peer {
                 harness: WireHarness::Codex,
                 available: true,
                 version: Some("0.171.0".into()),
+                state: HarnessState::Available,
                 capabilities: all_capabilities(),
             }],
         };
