@@ -179,3 +179,57 @@ def test_serve_installs_a_missing_default_harness_and_runs_the_waiting_turn(tmp_
         proc.terminate()
         proc.wait(timeout=30)
         mock.stop()
+
+
+def test_a_failed_install_is_reported_on_readyz_and_refuses_sessions(tmp_path):
+    cwd = tmp_path / "fresh"
+    cwd.mkdir()
+    (tmp_path / "mock").mkdir()
+    mock = MockModel(tmp_path / "mock")
+    # A registry nothing listens on, and an empty cache: npm itself fails, as it would offline.
+    env = dict(
+        newcomer_env(),
+        SWITCHBOARD_API_KEY="sk-sb-test-suite-key",
+        npm_config_registry=f"http://127.0.0.1:{free_port()}/",
+        npm_config_cache=str(tmp_path / "npm-cache"),
+        npm_config_fetch_retries="0",
+    )
+    proc = subprocess.Popen(
+        [switchboard_bin(), "serve", "--listen", "127.0.0.1:0",
+         "--model-provider-url", mock.base_url + "/v1", "--model-provider-key", "unused"],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base_url = proc.stdout.readline().split()[-1].strip()
+        root = base_url.rsplit("/v1", 1)[0]
+        status, body = wait_for(
+            lambda: readyz(root),
+            lambda r: codex_state(r[1]).startswith("failed: "),
+            timeout=120,
+            what="the codex install to fail",
+        )
+        assert status == 503 and body["status"] == "not_ready", body
+        reason = codex_state(body)[len("failed: "):]
+        assert reason.startswith("npm install @openai/codex@0.171.0 failed (exit status: 1): "), reason
+
+        raw = Raw(base_url)
+        status, _, err = raw.request(
+            "POST", "/agents/sessions",
+            {"environment": {"type": "none"}, "agent": {"model": "gpt-test"}, "input": "hello"},
+        )
+        assert status == 400, err
+        assert err == {"error": {
+            "type": "invalid_request_error",
+            "code": "unsupported_or_invalid_configuration",
+            "param": None,
+            "message": f"No connected Runtime can run the codex harness: {reason}. Retry the install on the Runtime (`switchboard harness install codex`) and try again.",
+        }}
+        status, _, listed = raw.request("GET", "/agents/sessions")
+        assert status == 200 and listed["data"] == []
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        mock.stop()
