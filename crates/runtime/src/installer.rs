@@ -16,8 +16,8 @@ use crate::install::HarnessInstall;
 use crate::locate::Locator;
 use crate::probe::{Installation, probe};
 
-/// How many of npm's last output lines a failure names (the rest is in npm's own log).
-const TAIL_LINES: usize = 4;
+/// How many of npm's output lines are kept for a failure's summary (the rest is in npm's log).
+const KEPT_LINES: usize = 200;
 
 /// What an install reports while it runs.
 pub trait InstallReport: Send + Sync {
@@ -49,12 +49,12 @@ pub enum InstallError {
     NoNpm,
     #[error("cannot start npm: {0}")]
     Spawn(std::io::Error),
-    #[error("npm install {spec} failed ({status}): {}", tail.join(" / "))]
+    #[error("npm install {spec} failed ({status}): {summary}")]
     Npm {
         spec: String,
         status: String,
-        /// npm's last lines, without the pointer to its log file.
-        tail: Vec<String>,
+        /// npm's own one-line account of the failure ([`summary`]).
+        summary: String,
     },
     #[error("{spec} was installed into {dir} but its native executable {path} {why}")]
     Unusable {
@@ -135,15 +135,12 @@ async fn run_npm(
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         unreachable!("both are piped above");
     };
-    let mut tail: Vec<String> = Vec::new();
+    let mut kept: Vec<String> = Vec::new();
     let mut lines = output_lines(stdout, stderr);
     while let Some(line) = lines.recv().await {
         report.line(row, &line);
-        if !line.trim().is_empty() && !line.contains("A complete log of this run") {
-            if tail.len() == TAIL_LINES {
-                tail.remove(0);
-            }
-            tail.push(line);
+        if kept.len() < KEPT_LINES {
+            kept.push(line);
         }
     }
     let status = child.wait().await.map_err(InstallError::Spawn)?;
@@ -151,10 +148,62 @@ async fn run_npm(
         return Err(InstallError::Npm {
             spec: row.npm_spec(),
             status: status.to_string(),
-            tail,
+            summary: summary(&kept),
         });
     }
     Ok(())
+}
+
+/// npm's first `npm error` line that says what went wrong (not the `code`/`syscall`/`errno`
+/// header lines), e.g. `FetchError: request to … failed, reason: connect ECONNREFUSED …`;
+/// else its last nonblank line.
+pub fn summary(output: &[String]) -> String {
+    let errors = output
+        .iter()
+        .filter_map(|l| l.strip_prefix("npm error "))
+        .map(str::trim)
+        .filter(|l| !l.is_empty());
+    let headers = ["code ", "syscall ", "errno "];
+    errors
+        .clone()
+        .find(|l| !headers.iter().any(|h| l.starts_with(h)))
+        .or_else(|| errors.clone().next())
+        .or_else(|| {
+            output
+                .iter()
+                .rev()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty())
+        })
+        .unwrap_or("npm printed nothing")
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    #[test]
+    fn the_summary_is_npms_own_account_of_the_failure() {
+        let lines = |text: &str| text.lines().map(str::to_owned).collect::<Vec<_>>();
+        let refused = lines(
+            "npm error code ECONNREFUSED\nnpm error syscall connect\nnpm error errno ECONNREFUSED\nnpm error FetchError: request to http://127.0.0.1:9/@openai%2fcodex failed, reason: connect ECONNREFUSED 127.0.0.1:9\nnpm error     at ClientRequest.<anonymous> (index.js:130:14)\nnpm error A complete log of this run can be found in: /x.log",
+        );
+        assert_eq!(
+            summary(&refused),
+            "FetchError: request to http://127.0.0.1:9/@openai%2fcodex failed, reason: connect ECONNREFUSED 127.0.0.1:9"
+        );
+        let notarget = lines(
+            "npm error code ETARGET\nnpm error notarget No matching version found for @openai/codex@9.9.9.",
+        );
+        assert_eq!(
+            summary(&notarget),
+            "notarget No matching version found for @openai/codex@9.9.9."
+        );
+        assert_eq!(summary(&lines("npm error code E1")), "code E1");
+        assert_eq!(summary(&lines("killed\n\n")), "killed");
+        assert_eq!(summary(&[]), "npm printed nothing");
+    }
 }
 
 /// Both output streams as one channel of lines, in arrival order.

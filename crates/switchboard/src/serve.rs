@@ -153,6 +153,7 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
         if !args.no_install {
             // Marked `installing` before the first heartbeat, so a Session that selects one
             // is admitted and waits for it.
+            // The spinner shows the install on stderr; one log line says how it ended.
             registry
                 .install_missing(&to_install(&args), crate::harness::Spinner::logging())
                 .await;
