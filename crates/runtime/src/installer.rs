@@ -179,6 +179,26 @@ pub fn summary(output: &[String]) -> String {
         .to_owned()
 }
 
+/// Both output streams as one channel of lines, in arrival order.
+fn output_lines(
+    stdout: tokio::process::ChildStdout,
+    stderr: tokio::process::ChildStderr,
+) -> mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    tokio::spawn(forward_lines(stdout, tx.clone()));
+    tokio::spawn(forward_lines(stderr, tx));
+    rx
+}
+
+async fn forward_lines(reader: impl AsyncRead + Unpin, tx: mpsc::UnboundedSender<String>) {
+    let mut lines = BufReader::new(reader).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if tx.send(line).is_err() {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::summary;
@@ -203,25 +223,5 @@ mod tests {
         assert_eq!(summary(&lines("npm error code E1")), "code E1");
         assert_eq!(summary(&lines("killed\n\n")), "killed");
         assert_eq!(summary(&[]), "npm printed nothing");
-    }
-}
-
-/// Both output streams as one channel of lines, in arrival order.
-fn output_lines(
-    stdout: tokio::process::ChildStdout,
-    stderr: tokio::process::ChildStderr,
-) -> mpsc::UnboundedReceiver<String> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(forward_lines(stdout, tx.clone()));
-    tokio::spawn(forward_lines(stderr, tx));
-    rx
-}
-
-async fn forward_lines(reader: impl AsyncRead + Unpin, tx: mpsc::UnboundedSender<String>) {
-    let mut lines = BufReader::new(reader).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if tx.send(line).is_err() {
-            return;
-        }
     }
 }
