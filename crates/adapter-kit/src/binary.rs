@@ -39,7 +39,9 @@ impl PinnedBinary {
     /// under `repo_root`; `None` when the file does not exist.
     pub fn locate(&self, repo_root: &Path) -> Option<PathBuf> {
         let path = match std::env::var_os(self.binary_env) {
-            Some(explicit) if !explicit.is_empty() => PathBuf::from(explicit),
+            Some(explicit) if !explicit.is_empty() => {
+                crate::paths::absolute(&explicit).unwrap_or_else(|_| PathBuf::from(explicit))
+            }
             _ => self.installed_binary(repo_root),
         };
         path.is_file().then_some(path)

@@ -6,7 +6,6 @@
 //!
 //! - [`install`]: the pinned npm package and native executable of each harness (one table).
 //! - [`installer`]: installs a pinned package into the data dir (`harness install`, `serve`).
-//! - [`paths`]: every path from a flag or the environment, made absolute once.
 //! - [`locate`]: where an executable is (environment, data dir, then the repository).
 //! - [`probe`]: whether it runs and is the pinned version; shared with `switchboard harness`.
 //! - [`advertise`]: a heartbeat entry, capabilities narrowed to the harness declaration.
@@ -22,7 +21,6 @@ pub mod install;
 pub mod installer;
 pub mod local;
 pub mod locate;
-pub mod paths;
 pub mod probe;
 pub mod registry;
 pub mod remote;
@@ -36,3 +34,5 @@ pub use probe::{Installation, Status, probe};
 pub use registry::Registry;
 pub use remote::{RemoteError, RemoteOptions, run_remote};
 pub use sessions::Notice;
+/// The one helper that makes flag and environment paths absolute (`switchboard_adapter_kit`).
+pub use switchboard_adapter_kit::paths;
