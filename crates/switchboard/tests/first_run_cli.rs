@@ -63,3 +63,27 @@ fn installing_a_harness_without_an_adapter_says_so() {
     // Nothing was written for it.
     assert!(!dir.path().join(".switchboard").exists());
 }
+
+#[test]
+fn serve_refuses_to_install_a_harness_without_an_adapter() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = switchboard(dir.path())
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--install-harness",
+            "minimax_code",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains(
+            "invalid value 'minimax_code' for '--install-harness <H>': the minimax_code harness has no adapter in this build"
+        ),
+        "{stderr}"
+    );
+    assert!(!dir.path().join(".switchboard").exists());
+}
