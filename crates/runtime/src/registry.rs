@@ -3,7 +3,9 @@
 //! Each entry pairs an [`Adapter`] with its install row (to find and probe the executable) and
 //! the capabilities the adapter implements. The heartbeat advertises exactly the registered
 //! harnesses: a harness with an install row but no adapter is not something this Runtime can
-//! run, whatever is on disk.
+//! run, whatever is on disk. It also tracks the installs this Runtime started
+//! ([`Registry::install_missing`]): `installing` while one runs, `failed` with its reason after,
+//! and a fresh heartbeat as soon as one ends.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -55,7 +55,7 @@ pub struct ServeArgs {
     #[arg(long, env = "SWITCHBOARD_RUNTIME_TOKEN", hide_env_values = true)]
     pub runtime_token: Option<String>,
     /// Start no local Runtime: every Runtime is remote. `/readyz` answers 200 once one of them
-    /// has advertised its harnesses.
+    /// advertises a usable harness.
     #[arg(long)]
     pub no_local_runtime: bool,
     /// Also install this harness at start when the local Runtime does not find it (repeatable;
