@@ -4,8 +4,10 @@
 # Idempotent: a harness whose pinned version is already installed (and whose native binary is
 # present) is left alone. Prints one line per harness: `<harness> <version> <native binary path>`.
 #
-# The pins here must match the ones in the adapter crates (switchboard_codex::binary and
-# switchboard_claude::binary); `switchboard harness install` reuses the same values.
+# The pins come from crates/pins/pins.env, the one file the Rust crates read too
+# (`switchboard harness install`, the adapters, the declarations). `--print-pins` prints the
+# values this script would install, one harness a line, and installs nothing (a test compares
+# them with the Rust side).
 #
 # Never pass --omit=optional / --no-optional: each npm package ships its platform binary as an
 # optional dependency, and without it only a Node wrapper that cannot run is installed.
@@ -14,15 +16,14 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DEST="${SWITCHBOARD_HARNESS_DIR:-$ROOT/.harnesses}"
 
-# --- pins -------------------------------------------------------------------------------------
-CODEX_PACKAGE="@openai/codex"
-CODEX_VERSION="0.171.0"
-CODEX_NATIVE="node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex"
+# shellcheck source=../crates/pins/pins.env
+source "$ROOT/crates/pins/pins.env"
 
-CLAUDE_PACKAGE="@anthropic-ai/claude-code"
-CLAUDE_VERSION="2.1.332"
-CLAUDE_NATIVE="node_modules/@anthropic-ai/claude-code-linux-x64/claude"
-# ----------------------------------------------------------------------------------------------
+if [[ "${1:-}" == "--print-pins" ]]; then
+  echo "codex $CODEX_PACKAGE $CODEX_VERSION $CODEX_NATIVE"
+  echo "claude-code $CLAUDE_CODE_PACKAGE $CLAUDE_CODE_VERSION $CLAUDE_CODE_NATIVE"
+  exit 0
+fi
 
 command -v npm >/dev/null || { echo "install-harnesses: npm is required" >&2; exit 1; }
 
@@ -55,4 +56,4 @@ install_one codex "$CODEX_PACKAGE" "$CODEX_VERSION" "$CODEX_NATIVE"
 
 # --- Claude Code (used by crates/claude) ------------------------------------------------------
 # The native binary is exec'd directly; the postinstall hard link (.bin/claude) is not needed.
-install_one claude-code "$CLAUDE_PACKAGE" "$CLAUDE_VERSION" "$CLAUDE_NATIVE"
+install_one claude-code "$CLAUDE_CODE_PACKAGE" "$CLAUDE_CODE_VERSION" "$CLAUDE_CODE_NATIVE"

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::{AdapterError, Capabilities, HarnessAdvertisement};
+use switchboard_protocol::{AdapterError, Capabilities, HarnessAdvertisement, HarnessState};
 use tokio::process::Command;
 
 /// One harness's pin and how to find and check its executable.
@@ -39,7 +39,9 @@ impl PinnedBinary {
     /// under `repo_root`; `None` when the file does not exist.
     pub fn locate(&self, repo_root: &Path) -> Option<PathBuf> {
         let path = match std::env::var_os(self.binary_env) {
-            Some(explicit) if !explicit.is_empty() => PathBuf::from(explicit),
+            Some(explicit) if !explicit.is_empty() => {
+                crate::paths::absolute(&explicit).unwrap_or_else(|_| PathBuf::from(explicit))
+            }
             _ => self.installed_binary(repo_root),
         };
         path.is_file().then_some(path)
@@ -67,12 +69,20 @@ impl PinnedBinary {
         capabilities: Capabilities,
     ) -> HarnessAdvertisement {
         let version = self.probe_version(binary).await;
-        HarnessAdvertisement {
-            harness,
-            available: version.as_deref() == Some(self.pinned_version),
-            version,
-            capabilities,
-        }
+        let state = match version.as_deref() {
+            Some(v) if v == self.pinned_version => HarnessState::Available,
+            Some(v) => HarnessState::Failed {
+                reason: format!(
+                    "version {v} is installed but {} is pinned",
+                    self.pinned_version
+                ),
+            },
+            None if binary.is_file() => HarnessState::Failed {
+                reason: format!("{} does not answer `--version`", binary.display()),
+            },
+            None => HarnessState::Missing,
+        };
+        HarnessAdvertisement::new(harness, state, version, capabilities)
     }
 }
 

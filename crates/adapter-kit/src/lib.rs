@@ -4,6 +4,7 @@
 //! machinery around that protocol is the same for all of them and lives here, one idea a module:
 //!
 //! - [`binary`]: a harness pinned to one version, run as its native executable.
+//! - [`paths`]: paths from flags and the environment, made absolute once (one helper for all).
 //! - [`state_dir`]: a Session's state directory, hermetic and kept across evictions.
 //! - [`process`]: one hermetic native process, from spawn to shutdown.
 //! - [`jsonl`]: JSON lines on the process's stdio, and our requests waiting for answers.
@@ -21,6 +22,7 @@
 pub mod binary;
 pub mod executor;
 pub mod jsonl;
+pub mod paths;
 pub mod process;
 pub mod receipts;
 pub mod state_dir;

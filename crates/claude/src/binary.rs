@@ -2,22 +2,21 @@
 //!
 //! The npm package `@anthropic-ai/claude-code` ships the real executable (a self-contained Bun
 //! build, no Node needed) as an optional platform package; Switchboard executes that native
-//! binary directly. The pins live here: the Runtime's install table reuses them, and
-//! `scripts/install-harnesses.sh` repeats the same values.
+//! binary directly. The pins come from `switchboard_pins` (`crates/pins/pins.env`), which
+//! every other reader shares.
 
 use std::path::{Path, PathBuf};
 
 use switchboard_adapter_kit::binary::PinnedBinary;
 
 /// The pinned `@anthropic-ai/claude-code` npm version.
-pub const PINNED_VERSION: &str = "2.1.332";
+pub const PINNED_VERSION: &str = switchboard_pins::CLAUDE_CODE_VERSION;
 
 /// The npm package that carries the wrapper (its platform binary comes as an optional dep).
-pub const NPM_PACKAGE: &str = "@anthropic-ai/claude-code";
+pub const NPM_PACKAGE: &str = switchboard_pins::CLAUDE_CODE_PACKAGE;
 
 /// The native binary inside an npm install folder (linux x64, glibc).
-pub const NATIVE_BINARY_RELATIVE_PATH: &str =
-    "node_modules/@anthropic-ai/claude-code-linux-x64/claude";
+pub const NATIVE_BINARY_RELATIVE_PATH: &str = switchboard_pins::CLAUDE_CODE_NATIVE;
 
 /// Environment variable that names the claude binary explicitly.
 pub const BINARY_ENV: &str = "SWITCHBOARD_CLAUDE_BIN";

@@ -1,22 +1,21 @@
 //! Where the pinned native `codex` binary lives, and which version it is.
 //!
 //! The npm package `@openai/codex` ships the real executable as an optional platform package;
-//! Switchboard executes that native binary directly (no Node in between). The pins live here
-//! only: `scripts/install-harnesses.sh` and `switchboard harness install` use the same values.
+//! Switchboard executes that native binary directly (no Node in between). The pins come from
+//! `switchboard_pins` (`crates/pins/pins.env`), which every other reader shares.
 
 use std::path::{Path, PathBuf};
 
 use switchboard_adapter_kit::binary::PinnedBinary;
 
 /// The pinned `@openai/codex` npm version.
-pub const PINNED_VERSION: &str = "0.171.0";
+pub const PINNED_VERSION: &str = switchboard_pins::CODEX_VERSION;
 
 /// The npm package that carries the wrapper (its platform binary comes as an optional dep).
-pub const NPM_PACKAGE: &str = "@openai/codex";
+pub const NPM_PACKAGE: &str = switchboard_pins::CODEX_PACKAGE;
 
 /// The native binary inside an npm install folder (linux x64).
-pub const NATIVE_BINARY_RELATIVE_PATH: &str =
-    "node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex";
+pub const NATIVE_BINARY_RELATIVE_PATH: &str = switchboard_pins::CODEX_NATIVE;
 
 /// Environment variable that names the codex binary explicitly.
 pub const BINARY_ENV: &str = "SWITCHBOARD_CODEX_BIN";

@@ -1,15 +1,19 @@
 //! The application: shared state, configuration and the route table.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use axum::Json;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::State;
 use axum::http::{Method, StatusCode, Uri};
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::get;
+use serde_json::{Value, json};
 use switchboard_execution::HarnessId;
+use switchboard_protocol::HarnessState;
 use switchboard_store::Store;
 
 use crate::edge;
@@ -84,15 +88,35 @@ pub fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-/// 200 once the store is open (it is, or Core would not run) and a Runtime can take work (the
-/// local one, or with none attached any remote one, has advertised its harnesses); 503 before.
-async fn readyz(State(state): State<Arc<AppState>>) -> (StatusCode, &'static str) {
-    if state.engine.links.ready() {
-        (StatusCode::OK, "ready")
+/// 200 once the store is open (it is, or Core would not run) and at least one harness is usable
+/// on a Runtime that counts (the local one, or with none attached any remote one); 503 before.
+/// Either way the body lists every declared harness with its pinned version and state
+/// (`available`, `installing`, `missing`, `failed: <reason>`); a harness no Runtime advertises
+/// is `missing`.
+async fn readyz(State(state): State<Arc<AppState>>) -> (StatusCode, Json<Value>) {
+    let states = state.engine.links.harness_states();
+    let by_name: HashMap<String, HarnessState> = states
+        .into_iter()
+        .filter_map(|(h, s)| Some((serde_json::to_value(h).ok()?.as_str()?.to_owned(), s)))
+        .collect();
+    let harnesses: Vec<Value> = HarnessId::ALL
+        .iter()
+        .map(|h| {
+            let state = by_name.get(h.as_str()).unwrap_or(&HarnessState::Missing);
+            json!({
+                "harness": h.as_str(),
+                "pinned_version": switchboard_harness::declaration(*h).native.version,
+                "state": state.to_string(),
+            })
+        })
+        .collect();
+    let ready = by_name.values().any(|s| *s == HarnessState::Available);
+    let status = if ready {
+        StatusCode::OK
     } else {
-        (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "no Runtime has advertised its harnesses yet",
-        )
-    }
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    let body =
+        json!({ "status": if ready { "ready" } else { "not_ready" }, "harnesses": harnesses });
+    (status, Json(body))
 }

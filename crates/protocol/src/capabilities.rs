@@ -9,15 +9,136 @@ use crate::configuration::HarnessId;
 use serde::{Deserialize, Serialize};
 
 /// One harness as the Runtime sees it right now.
+///
+/// `available` and `state` must agree (`available` is true exactly when `state` is
+/// `available`), and `version` is null unless it is available: a frame that contradicts itself
+/// is rejected rather than read one way or the other.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(try_from = "RawAdvertisement")]
 pub struct HarnessAdvertisement {
     pub harness: HarnessId,
     /// The native binary is installed and answers its version probe.
     pub available: bool,
     /// The native version (e.g. `0.171.0`), null when unavailable.
     pub version: Option<String>,
+    /// Why the harness is or is not available: Core tells a harness that is being installed
+    /// (its Turns wait) from one whose install failed (its Turns fail).
+    pub state: HarnessState,
     pub capabilities: Capabilities,
+}
+
+impl HarnessAdvertisement {
+    /// An advertisement whose `available` follows `state`.
+    pub fn new(
+        harness: HarnessId,
+        state: HarnessState,
+        version: Option<String>,
+        capabilities: Capabilities,
+    ) -> Self {
+        let available = state == HarnessState::Available;
+        HarnessAdvertisement {
+            harness,
+            available,
+            version: version.filter(|_| available),
+            state,
+            capabilities,
+        }
+    }
+}
+
+/// A harness's install state on one Runtime.
+///
+/// On the wire `{"status": "available" | "installing" | "missing"}` or
+/// `{"status": "failed", "reason": "…"}`: a reason exactly when it failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case", try_from = "RawState")]
+pub enum HarnessState {
+    /// Installed at the pinned version and runnable.
+    Available,
+    /// An install is running; it is advertised again when the install ends.
+    Installing,
+    /// Not installed, and no install is running.
+    Missing,
+    /// Installed but unusable, or the install failed; `reason` says why, for people.
+    Failed { reason: String },
+}
+
+impl std::fmt::Display for HarnessState {
+    /// `available`, `installing`, `missing`, `failed: <reason>`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HarnessState::Available => f.write_str("available"),
+            HarnessState::Installing => f.write_str("installing"),
+            HarnessState::Missing => f.write_str("missing"),
+            HarnessState::Failed { reason } => write!(f, "failed: {reason}"),
+        }
+    }
+}
+
+/// A state as sent (serde does not close the members of an internally tagged unit variant).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawState {
+    status: StateStatus,
+    reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum StateStatus {
+    Available,
+    Installing,
+    Missing,
+    Failed,
+}
+
+impl TryFrom<RawState> for HarnessState {
+    type Error = &'static str;
+
+    fn try_from(raw: RawState) -> Result<Self, &'static str> {
+        match (raw.status, raw.reason) {
+            (StateStatus::Failed, Some(reason)) => Ok(HarnessState::Failed { reason }),
+            (StateStatus::Failed, None) => Err("a failed state needs a reason"),
+            (_, Some(_)) => Err("only a failed state has a reason"),
+            (StateStatus::Available, None) => Ok(HarnessState::Available),
+            (StateStatus::Installing, None) => Ok(HarnessState::Installing),
+            (StateStatus::Missing, None) => Ok(HarnessState::Missing),
+        }
+    }
+}
+
+/// The wire shape, before the members are checked against each other.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAdvertisement {
+    harness: HarnessId,
+    available: bool,
+    version: Option<String>,
+    state: HarnessState,
+    capabilities: Capabilities,
+}
+
+impl TryFrom<RawAdvertisement> for HarnessAdvertisement {
+    type Error = String;
+
+    fn try_from(raw: RawAdvertisement) -> Result<Self, String> {
+        if raw.available != (raw.state == HarnessState::Available) {
+            return Err(format!(
+                "available is {} but the state is {}",
+                raw.available, raw.state
+            ));
+        }
+        if !raw.available && raw.version.is_some() {
+            return Err("version must be null unless the harness is available".to_owned());
+        }
+        Ok(HarnessAdvertisement {
+            harness: raw.harness,
+            available: raw.available,
+            version: raw.version,
+            state: raw.state,
+            capabilities: raw.capabilities,
+        })
+    }
 }
 
 /// The per-harness capability set (core-contracts §6.4), all fields required.

@@ -31,7 +31,7 @@ pub use adapter::{
     Adapter, AdapterError, AdapterEvent, PrepareRequest, Receipt, SessionExecutor, TurnControl,
     TurnHandle, TurnRequest,
 };
-pub use capabilities::{Capabilities, HarnessAdvertisement};
+pub use capabilities::{Capabilities, HarnessAdvertisement, HarnessState};
 pub use configuration::{
     ContextSize, ExecutionControls, FunctionToolSpec, HarnessId, ModelProviderConfig, OutputFormat,
     OutputFormatType, ProgrammaticToolCallingControl, ProviderProtocol, ReasoningControl,

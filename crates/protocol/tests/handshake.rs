@@ -12,7 +12,7 @@ fn matching_version_is_welcomed() {
 
 #[test]
 fn any_other_version_is_refused() {
-    for version in ["0.9.0", "1.0.1", "1.0", "", "1.0.0 "] {
+    for version in ["0.9.0", "1.0.0", "1.0.1", "1.1", "", "1.1.0 "] {
         let hello = Hello {
             version: version.into(),
             runtime_id: "rt-1".into(),

@@ -135,6 +135,7 @@ fn runtime_messages() -> Vec<RuntimeToCore> {
                 harness: HarnessId::Codex,
                 available: true,
                 version: Some("0.171.0".into()),
+                state: HarnessState::Available,
                 capabilities: Capabilities {
                     streaming: true,
                     function_tools: true,

@@ -131,7 +131,7 @@ fn heartbeat_capabilities_are_all_required_and_closed() {
     .unwrap();
     let frame = |caps: &serde_json::Map<String, serde_json::Value>| {
         format!(
-            r#"{{"type":"heartbeat","payload":{{"supported_harnesses":[{{"harness":"codex","available":true,"version":"0.171.0","capabilities":{}}}]}}}}"#,
+            r#"{{"type":"heartbeat","payload":{{"supported_harnesses":[{{"harness":"codex","available":true,"version":"0.171.0","state":{{"status":"available"}},"capabilities":{}}}]}}}}"#,
             serde_json::Value::Object(caps.clone())
         )
     };
@@ -181,4 +181,53 @@ fn arbitrary_precision_is_on() {
     // Guard: exact numbers depend on the workspace-wide serde_json feature.
     let v: serde_json::Value = serde_json::from_str("0.60").unwrap();
     assert_eq!(v.to_string(), "0.60");
+}
+
+#[test]
+fn heartbeat_harness_state_is_closed_and_agrees_with_available() {
+    let caps = serde_json::to_value(switchboard_protocol::Capabilities::default()).unwrap();
+    let frame = |available: bool, version: &str, state: &str| {
+        format!(
+            r#"{{"type":"heartbeat","payload":{{"supported_harnesses":[{{"harness":"codex","available":{available},"version":{version},"state":{state},"capabilities":{caps}}}]}}}}"#
+        )
+    };
+    let decodes = |f: String| Envelope::<RuntimeToCore>::from_json(&f).is_ok();
+    // Each state as it is meant to be sent.
+    assert!(decodes(frame(
+        true,
+        r#""0.171.0""#,
+        r#"{"status":"available"}"#
+    )));
+    assert!(decodes(frame(false, "null", r#"{"status":"installing"}"#)));
+    assert!(decodes(frame(false, "null", r#"{"status":"missing"}"#)));
+    assert!(decodes(frame(
+        false,
+        "null",
+        r#"{"status":"failed","reason":"npm install failed"}"#
+    )));
+    // `available` contradicting the state, either way.
+    assert!(!decodes(frame(
+        true,
+        r#""0.171.0""#,
+        r#"{"status":"installing"}"#
+    )));
+    assert!(!decodes(frame(false, "null", r#"{"status":"available"}"#)));
+    // A version for a harness that is not available.
+    assert!(!decodes(frame(
+        false,
+        r#""0.170.0""#,
+        r#"{"status":"missing"}"#
+    )));
+    // Closed: no reason-less failure, no unknown status or member, no missing state.
+    assert!(!decodes(frame(false, "null", r#"{"status":"failed"}"#)));
+    assert!(!decodes(frame(false, "null", r#"{"status":"broken"}"#)));
+    assert!(!decodes(frame(
+        false,
+        "null",
+        r#"{"status":"missing","reason":"x"}"#
+    )));
+    let no_state = format!(
+        r#"{{"type":"heartbeat","payload":{{"supported_harnesses":[{{"harness":"codex","available":false,"version":null,"capabilities":{caps}}}]}}}}"#
+    );
+    assert!(!decodes(no_state));
 }

@@ -1,4 +1,4 @@
-//! A harness's heartbeat entry: `{harness, available, version, capabilities}`.
+//! A harness's heartbeat entry: `{harness, available, version, state, capabilities}`.
 //!
 //! `available` and `version` come from [`crate::probe`]: the executable must run and be the
 //! pinned version. `capabilities` is what the adapter implements, narrowed to the harness
@@ -9,9 +9,9 @@
 use serde_json::Value;
 use switchboard_harness::{Capability, Declaration};
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::{Capabilities, HarnessAdvertisement};
+use switchboard_protocol::{Capabilities, HarnessAdvertisement, HarnessState};
 
-use crate::probe::Installation;
+use crate::probe::{Installation, Status};
 
 /// The advertisement for a probed install of an adapter implementing `implemented`.
 pub fn advertisement(
@@ -19,17 +19,26 @@ pub fn advertisement(
     implemented: Capabilities,
 ) -> HarnessAdvertisement {
     let harness = installation.install.harness;
-    let available = installation.available();
-    HarnessAdvertisement {
+    let state = match &installation.status {
+        Status::Ready { .. } => HarnessState::Available,
+        Status::Missing => HarnessState::Missing,
+        Status::Unrunnable(_) | Status::VersionMismatch { .. } => HarnessState::Failed {
+            reason: installation.describe(),
+        },
+    };
+    // The protocol's rule: version null unless available (a mismatched version is not "the"
+    // version of anything this Runtime can run); `new` applies it.
+    HarnessAdvertisement::new(
         harness,
-        available,
-        // The protocol's rule: null unless available (a mismatched version is not "the"
-        // version of anything this Runtime can run).
-        version: available
-            .then(|| installation.found_version().map(str::to_owned))
-            .flatten(),
-        capabilities: narrow(implemented, declaration_of(harness)),
-    }
+        state,
+        installation.found_version().map(str::to_owned),
+        capabilities(harness, implemented),
+    )
+}
+
+/// What the Runtime offers for `harness`: `implemented`, narrowed to its declaration.
+pub fn capabilities(harness: HarnessId, implemented: Capabilities) -> Capabilities {
+    narrow(implemented, declaration_of(harness))
 }
 
 /// The declaration of a protocol harness id.

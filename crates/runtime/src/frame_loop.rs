@@ -65,6 +65,7 @@ struct Loop {
     options: RuntimeOptions,
     sessions: Sessions,
     out: Outbound,
+    beating: tokio::sync::Mutex<()>,
 }
 
 /// Serves frames until `inbound` closes, then ends every Session's native process.
@@ -78,11 +79,13 @@ pub async fn serve_frames(
     let sessions = Sessions::new(options.idle_timeout, notices);
     let mut heartbeat = tokio::time::interval(options.heartbeat_interval);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut changes = registry.changes();
     let this = Arc::new(Loop {
         registry,
         options,
         sessions,
         out,
+        beating: tokio::sync::Mutex::new(()),
     });
     loop {
         tokio::select! {
@@ -90,14 +93,10 @@ pub async fn serve_frames(
                 Some(frame) => this.clone().dispatch(frame),
                 None => break,
             },
-            // The first tick is immediate: the heartbeat goes out at once.
-            _ = heartbeat.tick() => {
-                let this = this.clone();
-                tokio::spawn(async move {
-                    let beat = this.registry.heartbeat().await;
-                    this.send(None, beat.into()).await;
-                });
-            }
+            // The first tick is immediate: the heartbeat goes out at once. An install that
+            // ends is advertised at once too, so Core can start the Turns waiting for it.
+            _ = heartbeat.tick() => this.clone().beat(),
+            Ok(()) = changes.changed() => this.clone().beat(),
             // Core stopped listening: nothing more can be reported.
             _ = this.out.closed() => break,
         }
@@ -108,6 +107,16 @@ pub async fn serve_frames(
 }
 
 impl Loop {
+    fn beat(self: Arc<Self>) {
+        tokio::spawn(async move {
+            // One heartbeat at a time: a slow probe must not send an older state after a
+            // newer one.
+            let _turn = self.beating.lock().await;
+            let beat = self.registry.heartbeat().await;
+            self.send(None, beat.into()).await;
+        });
+    }
+
     async fn send(&self, id: Option<String>, message: RuntimeToCore) {
         // A closed channel means Core is gone; the loop notices and stops.
         let _ = self.out.send(Envelope::new(id, message)).await;

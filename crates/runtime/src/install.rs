@@ -1,10 +1,9 @@
 //! The install table: one row per harness with everything needed to install and find it.
 //!
-//! This is the one place the pins live for the Runtime and the `switchboard harness` command.
 //! Each row reuses its adapter's constants (`switchboard_codex::binary`,
-//! `switchboard_claude::binary`): an adapter refuses any other version, so the two must never
-//! drift. `scripts/install-harnesses.sh` repeats the same values for CI machines without a Rust
-//! build.
+//! `switchboard_claude::binary`), which read `switchboard_pins` (`crates/pins/pins.env`, also
+//! sourced by `scripts/install-harnesses.sh`): an adapter refuses any other version, so the two
+//! can never drift.
 
 use switchboard_protocol::configuration::HarnessId;
 

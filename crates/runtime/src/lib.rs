@@ -5,6 +5,7 @@
 //! answers with frames (`preparation_status`, output, `done`, receipts). The pieces:
 //!
 //! - [`install`]: the pinned npm package and native executable of each harness (one table).
+//! - [`installer`]: installs a pinned package into the data dir (`harness install`, `serve`).
 //! - [`locate`]: where an executable is (environment, data dir, then the repository).
 //! - [`probe`]: whether it runs and is the pinned version; shared with `switchboard harness`.
 //! - [`advertise`]: a heartbeat entry, capabilities narrowed to the harness declaration.
@@ -17,6 +18,7 @@
 pub mod advertise;
 pub mod frame_loop;
 pub mod install;
+pub mod installer;
 pub mod local;
 pub mod locate;
 pub mod probe;
@@ -32,3 +34,5 @@ pub use probe::{Installation, Status, probe};
 pub use registry::Registry;
 pub use remote::{RemoteError, RemoteOptions, run_remote};
 pub use sessions::Notice;
+/// The one helper that makes flag and environment paths absolute (`switchboard_adapter_kit`).
+pub use switchboard_adapter_kit::paths;

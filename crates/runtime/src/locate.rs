@@ -7,7 +7,8 @@
 //! 2. `<data_dir>/harnesses/<dir>/<native relative path>`, where `switchboard harness install`
 //!    puts it;
 //! 3. the repository's `.harnesses/<dir>/…` from `scripts/install-harnesses.sh` (a development
-//!    convenience: it only exists next to a source checkout).
+//!    convenience: it only exists next to a source checkout; `SWITCHBOARD_NO_REPO_HARNESSES=1`
+//!    turns it off).
 //!
 //! When nothing exists, the data-dir path is reported: it is where an install would go.
 
@@ -17,6 +18,9 @@ use std::path::{Path, PathBuf};
 use switchboard_protocol::configuration::HarnessId;
 
 use crate::install::{self, HarnessInstall};
+
+/// Set (to anything but empty), [`Locator::from_env`] ignores the repository's `.harnesses/`.
+pub const NO_REPO_HARNESSES_ENV: &str = "SWITCHBOARD_NO_REPO_HARNESSES";
 
 /// Which rule produced a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,14 +66,18 @@ impl Locator {
         }
     }
 
-    /// A locator that reads the overrides from the process environment and falls back to this
-    /// source checkout's `.harnesses/` when it exists.
+    /// A locator that reads the overrides from the process environment (made absolute) and
+    /// falls back to this source checkout's `.harnesses/` when it exists, unless
+    /// [`NO_REPO_HARNESSES_ENV`] is set (tests that must see a data dir as a newcomer has it).
     pub fn from_env(data_dir: impl Into<PathBuf>) -> Self {
         let mut locator = Locator::new(data_dir);
-        locator.repo_root = dev_repo_root();
+        if std::env::var_os(NO_REPO_HARNESSES_ENV).is_none_or(|v| v.is_empty()) {
+            locator.repo_root = dev_repo_root();
+        }
         for row in install::ALL {
             if let Some(path) = std::env::var_os(row.binary_env).filter(|p| !p.is_empty()) {
-                locator.explicit.insert(row.harness, PathBuf::from(path));
+                let path = crate::paths::absolute(&path).unwrap_or_else(|_| PathBuf::from(path));
+                locator.explicit.insert(row.harness, path);
             }
         }
         locator

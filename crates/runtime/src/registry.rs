@@ -3,19 +3,24 @@
 //! Each entry pairs an [`Adapter`] with its install row (to find and probe the executable) and
 //! the capabilities the adapter implements. The heartbeat advertises exactly the registered
 //! harnesses: a harness with an install row but no adapter is not something this Runtime can
-//! run, whatever is on disk.
+//! run, whatever is on disk. It also tracks the installs this Runtime started
+//! ([`Registry::install_missing`]): `installing` while one runs, `failed` with its reason after,
+//! and a fresh heartbeat as soon as one ends.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use switchboard_claude::ClaudeAdapter;
 use switchboard_codex::CodexAdapter;
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::messages::Heartbeat;
-use switchboard_protocol::{Adapter, Capabilities, HarnessAdvertisement};
+use switchboard_protocol::{Adapter, Capabilities, HarnessAdvertisement, HarnessState};
+use tokio::sync::watch;
 
-use crate::advertise::advertisement;
+use crate::advertise::{advertisement, capabilities};
 use crate::install::{self, HarnessInstall};
-use crate::locate::Locator;
+use crate::installer::{self, InstallReport};
+use crate::locate::{Locator, Source};
 use crate::probe::probe;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -32,10 +37,20 @@ struct Entry {
     implemented: Capabilities,
 }
 
+/// An install this Runtime started (a harness it never tried to install has none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Install {
+    Running,
+    Failed(String),
+}
+
 /// The Runtime's adapters.
 pub struct Registry {
     locator: Locator,
     entries: Vec<Entry>,
+    installs: Mutex<HashMap<HarnessId, Install>>,
+    /// Bumped when an install ends, so every frame loop sends a fresh heartbeat at once.
+    changed: watch::Sender<u64>,
 }
 
 impl Registry {
@@ -44,6 +59,8 @@ impl Registry {
         Registry {
             locator,
             entries: Vec::new(),
+            installs: Mutex::new(HashMap::new()),
+            changed: watch::Sender::new(0),
         }
     }
 
@@ -93,14 +110,99 @@ impl Registry {
         &self.locator
     }
 
-    /// Probes every registered harness now.
+    /// Probes every registered harness now. A running install is advertised `installing`
+    /// (its files are not complete yet); a failed one `failed` with its reason, until the
+    /// harness is found usable after all (installed by hand, say).
     pub async fn advertisements(&self) -> Vec<HarnessAdvertisement> {
         let mut out = Vec::with_capacity(self.entries.len());
         for entry in &self.entries {
+            let harness = entry.install.harness;
+            let install = self.install_state(harness);
+            if install == Some(Install::Running) {
+                let caps = capabilities(harness, entry.implemented);
+                out.push(HarnessAdvertisement::new(
+                    harness,
+                    HarnessState::Installing,
+                    None,
+                    caps,
+                ));
+                continue;
+            }
             let installation = probe(&self.locator, &entry.install).await;
-            out.push(advertisement(&installation, entry.implemented));
+            let mut ad = advertisement(&installation, entry.implemented);
+            if let (Some(Install::Failed(reason)), false) = (install, ad.available) {
+                ad = HarnessAdvertisement::new(
+                    harness,
+                    HarnessState::Failed { reason },
+                    None,
+                    ad.capabilities,
+                );
+            }
+            out.push(ad);
         }
         out
+    }
+
+    fn install_state(&self, harness: HarnessId) -> Option<Install> {
+        self.installs
+            .lock()
+            .expect("installs lock")
+            .get(&harness)
+            .cloned()
+    }
+
+    /// Changes that call for a heartbeat now (an install ended).
+    pub fn changes(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// Installs each of `harnesses` that is registered, not usable, and would be found in the
+    /// data dir (an explicit path from the environment is never replaced), one after another
+    /// in the background. Every one of them is advertised `installing` from when this returns;
+    /// the harnesses it installs are returned.
+    pub async fn install_missing(
+        self: &Arc<Self>,
+        harnesses: &[HarnessId],
+        report: Arc<dyn InstallReport>,
+    ) -> Vec<HarnessId> {
+        let mut rows = Vec::new();
+        for harness in harnesses {
+            let Some(entry) = self.entries.iter().find(|e| e.install.harness == *harness) else {
+                continue;
+            };
+            if rows.contains(&entry.install) {
+                continue;
+            }
+            let installation = probe(&self.locator, &entry.install).await;
+            if installation.available() || installation.located.source == Source::Environment {
+                continue;
+            }
+            rows.push(entry.install);
+        }
+        {
+            let mut installs = self.installs.lock().expect("installs lock");
+            for row in &rows {
+                installs.insert(row.harness, Install::Running);
+            }
+        }
+        let started = rows.iter().map(|r| r.harness).collect();
+        let this = self.clone();
+        tokio::spawn(async move {
+            for row in rows {
+                let outcome =
+                    installer::install(this.locator.data_dir(), &row, report.as_ref()).await;
+                let state = outcome.err().map(|e| Install::Failed(e.to_string()));
+                {
+                    let mut installs = this.installs.lock().expect("installs lock");
+                    match state {
+                        Some(failed) => installs.insert(row.harness, failed),
+                        None => installs.remove(&row.harness),
+                    };
+                }
+                this.changed.send_modify(|n| *n += 1);
+            }
+        });
+        started
     }
 
     /// The `heartbeat` payload.

@@ -1,23 +1,22 @@
 //! `switchboard harness install <codex|claude_code>` and `switchboard harness list`.
 //!
-//! `install` puts the pinned npm package into `<data_dir>/harnesses/<harness>/` and then checks
-//! the native executable the same way the Runtime does before advertising it, so "installed"
-//! here means "the Runtime will say available". `list` shows each harness as the Runtime
-//! resolves it (environment variable, data dir, then the repository's `.harnesses/`), with the
-//! same probe: the command line and Core's heartbeat cannot disagree.
+//! `install` runs the Runtime's installer (`switchboard_runtime::installer`, shared with
+//! `serve`), which puts the pinned npm package into `<data_dir>/harnesses/<harness>/` and then
+//! checks the native executable the same way the Runtime does before advertising it, so
+//! "installed" here means "the Runtime will say available". `list` shows each harness as the
+//! Runtime resolves it (environment variable, data dir, then the repository's `.harnesses/`),
+//! with the same probe: the command line and Core's heartbeat cannot disagree.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use switchboard_execution::HarnessId;
 use switchboard_runtime::install::{self, HarnessInstall};
-use switchboard_runtime::{Locator, probe};
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
-use tokio::process::Command;
-use tokio::sync::mpsc;
+use switchboard_runtime::installer::{self, InstallError, InstallReport};
+use switchboard_runtime::{Installation, Locator, probe};
 
 #[derive(Args)]
 pub struct HarnessArgs {
@@ -45,58 +44,34 @@ pub enum HarnessAction {
     List,
 }
 
-fn parse_harness(name: &str) -> Result<&'static HarnessInstall, String> {
-    install::by_name(name).ok_or_else(|| {
-        let names: Vec<_> = install::ALL.iter().map(|row| row.name).collect();
-        format!("unknown harness '{name}' ({})", names.join(", "))
-    })
+/// An installable harness; a declared harness without an adapter in this build says so, as
+/// Session admission does.
+pub fn parse_harness(name: &str) -> Result<&'static HarnessInstall, String> {
+    if let Some(row) = install::by_name(name) {
+        return Ok(row);
+    }
+    match HarnessId::parse(name) {
+        Some(h) if !switchboard_harness::declaration(h).native.adapter => Err(format!(
+            "the {name} harness has no adapter in this build, so it cannot be installed or run"
+        )),
+        _ => {
+            let names: Vec<_> = install::ALL.iter().map(|row| row.name).collect();
+            Err(format!("unknown harness '{name}' ({})", names.join(", ")))
+        }
+    }
 }
 
 pub async fn run(args: HarnessArgs) -> anyhow::Result<()> {
+    let data_dir = crate::paths::absolute(&args.data_dir)?;
     match args.action {
-        HarnessAction::Install { harness } => install(&args.data_dir, harness).await,
-        HarnessAction::List => list(&args.data_dir).await,
+        HarnessAction::Install { harness } => install(&data_dir, harness).await,
+        HarnessAction::List => list(&data_dir).await,
     }
 }
 
 async fn install(data_dir: &Path, row: &HarnessInstall) -> anyhow::Result<()> {
-    // Only the data dir: an environment override or the repository's install must not make a
-    // failed install look verified.
-    let locator = Locator::new(data_dir);
-    let dir = locator.install_dir(row);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    // A private package.json keeps the folder its own npm project, so npm never walks up and
-    // installs into an enclosing one.
-    let manifest = dir.join("package.json");
-    if !manifest.exists() {
-        let body = format!(
-            "{{\n  \"name\": \"switchboard-harness-{}\",\n  \"private\": true\n}}\n",
-            row.dir_name
-        );
-        std::fs::write(&manifest, body)
-            .with_context(|| format!("writing {}", manifest.display()))?;
-    }
-
-    let spinner = ProgressBar::new_spinner();
-    spinner.set_style(ProgressStyle::with_template(
-        "{spinner} {prefix} {wide_msg}",
-    )?);
-    spinner.set_prefix(format!("npm install {}", row.npm_spec()));
-    spinner.enable_steady_tick(Duration::from_millis(120));
-    let log = run_npm(&dir, row, &spinner).await;
-    spinner.finish_and_clear();
-    log?;
-
-    let installation = probe(&locator, row).await;
-    if !installation.available() {
-        bail!(
-            "{} was installed into {} but its native executable {} {}",
-            row.npm_spec(),
-            dir.display(),
-            installation.located.path.display(),
-            installation.describe()
-        );
-    }
+    let report = Spinner::default();
+    let installation = installer::install(data_dir, row, &report).await?;
     println!(
         "{} {} installed: {}",
         row.name,
@@ -106,59 +81,59 @@ async fn install(data_dir: &Path, row: &HarnessInstall) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs npm, showing its latest output line on the spinner; on failure the whole output is in
-/// the error.
-async fn run_npm(dir: &Path, row: &HarnessInstall, spinner: &ProgressBar) -> anyhow::Result<()> {
-    // Never `--omit=optional`: the platform binary is an optional dependency.
-    let mut child = Command::new("npm")
-        .args(["install", "--no-audit", "--no-fund", "--save-exact"])
-        .arg(row.npm_spec())
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => anyhow::anyhow!("npm is required to install harnesses"),
-            _ => anyhow::Error::new(e).context("starting npm"),
-        })?;
-    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
-        unreachable!("both are piped above");
-    };
-    let mut output = Vec::new();
-    let mut lines = output_lines(stdout, stderr);
-    while let Some(line) = lines.recv().await {
-        spinner.set_message(line.clone());
-        output.push(line);
-    }
-    let status = child.wait().await.context("waiting for npm")?;
-    if !status.success() {
-        bail!(
-            "npm install {} failed ({status}):\n{}",
-            row.npm_spec(),
-            output.join("\n")
-        );
-    }
-    Ok(())
+/// An indicatif line on stderr showing npm's latest output line while a harness installs.
+#[derive(Default)]
+pub struct Spinner {
+    bar: std::sync::Mutex<Option<ProgressBar>>,
+    /// Also log one line when each install ends (for `serve`, whose output is a log).
+    pub log_outcome: bool,
 }
 
-/// Both output streams as one channel of lines, in arrival order.
-fn output_lines(
-    stdout: tokio::process::ChildStdout,
-    stderr: tokio::process::ChildStderr,
-) -> mpsc::UnboundedReceiver<String> {
-    let (tx, rx) = mpsc::unbounded_channel();
-    tokio::spawn(forward_lines(stdout, tx.clone()));
-    tokio::spawn(forward_lines(stderr, tx));
-    rx
+impl Spinner {
+    pub fn logging() -> Arc<Self> {
+        Arc::new(Spinner {
+            bar: Default::default(),
+            log_outcome: true,
+        })
+    }
 }
 
-async fn forward_lines(reader: impl AsyncRead + Unpin, tx: mpsc::UnboundedSender<String>) {
-    let mut lines = BufReader::new(reader).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        if tx.send(line).is_err() {
+impl InstallReport for Spinner {
+    fn started(&self, row: &HarnessInstall) {
+        let bar = ProgressBar::new_spinner();
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {prefix} {wide_msg}") {
+            bar.set_style(style);
+        }
+        bar.set_prefix(format!("npm install {}", row.npm_spec()));
+        bar.enable_steady_tick(Duration::from_millis(120));
+        *self.bar.lock().expect("spinner lock") = Some(bar);
+    }
+
+    fn line(&self, _: &HarnessInstall, line: &str) {
+        if let Some(bar) = self.bar.lock().expect("spinner lock").as_ref() {
+            bar.set_message(line.to_owned());
+        }
+    }
+
+    fn finished(&self, row: &HarnessInstall, outcome: &Result<Installation, InstallError>) {
+        if let Some(bar) = self.bar.lock().expect("spinner lock").take() {
+            bar.finish_and_clear();
+        }
+        if !self.log_outcome {
             return;
+        }
+        match outcome {
+            Ok(found) => tracing::info!(
+                harness = row.name,
+                version = found.found_version().unwrap_or_default(),
+                path = %found.located.path.display(),
+                "harness installed"
+            ),
+            Err(e) => tracing::error!(
+                harness = row.name,
+                retry = format!("switchboard harness install {}", row.name),
+                "harness install failed: {e}"
+            ),
         }
     }
 }

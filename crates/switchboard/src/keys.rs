@@ -32,7 +32,8 @@ pub enum KeysAction {
     Revoke { id: String },
 }
 
-pub async fn run(args: KeysArgs) -> anyhow::Result<()> {
+pub async fn run(mut args: KeysArgs) -> anyhow::Result<()> {
+    args.data_dir = crate::paths::absolute(&args.data_dir)?;
     let store = open_store(&args.data_dir).await?;
     match args.action {
         KeysAction::Create => {

@@ -2,6 +2,7 @@
 
 mod harness;
 mod keys;
+mod paths;
 mod runtime;
 mod serve;
 
@@ -36,7 +37,8 @@ fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
-                .unwrap_or_else(|_| "warn".into()),
+                // `switchboard=info`: the binary's own few lines (a harness install ending).
+                .unwrap_or_else(|_| "warn,switchboard=info".into()),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -48,7 +50,11 @@ fn main() -> anyhow::Result<()> {
         match cli.command {
             Command::Serve(a) => serve::run(a).await,
             Command::Keys(a) => keys::run(a).await,
-            Command::MockModel(a) => switchboard_mock_model::cli::run(a).await,
+            Command::MockModel(mut a) => {
+                a.script = paths::absolute_opt(a.script.as_deref())?;
+                a.journal = paths::absolute_opt(a.journal.as_deref())?;
+                switchboard_mock_model::cli::run(a).await
+            }
             Command::Harness(a) => harness::run(a).await,
             Command::Runtime(a) => runtime::run(a).await,
         }

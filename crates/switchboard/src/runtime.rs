@@ -43,12 +43,13 @@ pub struct RuntimeArgs {
 pub async fn run(args: RuntimeArgs) -> anyhow::Result<()> {
     let url = connect_url(&args.core)?;
     let runtime_id = args.runtime_id.clone().unwrap_or_else(default_runtime_id);
-    std::fs::create_dir_all(&args.data_dir)
-        .with_context(|| format!("creating {}", args.data_dir.display()))?;
-    let registry = Arc::new(Registry::standard(Locator::from_env(&args.data_dir)));
+    let data_dir = crate::paths::absolute(&args.data_dir)?;
+    std::fs::create_dir_all(&data_dir)
+        .with_context(|| format!("creating {}", data_dir.display()))?;
+    let registry = Arc::new(Registry::standard(Locator::from_env(&data_dir)));
     let options = RemoteOptions {
         runtime_id: runtime_id.clone(),
-        runtime: RuntimeOptions::for_data_dir(&args.data_dir),
+        runtime: RuntimeOptions::for_data_dir(&data_dir),
     };
 
     let shutdown = crate::serve::shutdown_signal();

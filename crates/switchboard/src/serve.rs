@@ -11,6 +11,7 @@ use clap::Args;
 use switchboard_core::secrets::SecretBox;
 use switchboard_core::{AppState, CoreConfig, auth, router};
 use switchboard_execution::{HarnessId, ModelProvider, ProviderProtocol};
+use switchboard_runtime::install::{self, HarnessInstall};
 use switchboard_runtime::{LocalRuntime, Locator, Registry, RuntimeOptions};
 use switchboard_store::SqliteStore;
 
@@ -54,9 +55,28 @@ pub struct ServeArgs {
     #[arg(long, env = "SWITCHBOARD_RUNTIME_TOKEN", hide_env_values = true)]
     pub runtime_token: Option<String>,
     /// Start no local Runtime: every Runtime is remote. `/readyz` answers 200 once one of them
-    /// has advertised its harnesses.
+    /// advertises a usable harness.
     #[arg(long)]
     pub no_local_runtime: bool,
+    /// Also install this harness at start when the local Runtime does not find it (repeatable;
+    /// the default harness always is, unless --no-install).
+    #[arg(long = "install-harness", value_name = "H", value_parser = crate::harness::parse_harness)]
+    pub install_harnesses: Vec<&'static HarnessInstall>,
+    /// Install no missing harness at start: a harness that is not found stays `missing`.
+    #[arg(long)]
+    pub no_install: bool,
+}
+
+/// The default harness (when it has an install row) and every `--install-harness`.
+fn to_install(args: &ServeArgs) -> Vec<switchboard_protocol::HarnessId> {
+    let default = install::ALL
+        .iter()
+        .find(|row| row.name == args.default_harness.as_str());
+    default
+        .into_iter()
+        .chain(args.install_harnesses.iter().copied())
+        .map(|row| row.harness)
+        .collect()
 }
 
 fn parse_harness(s: &str) -> Result<HarnessId, String> {
@@ -73,7 +93,8 @@ pub async fn open_store(data_dir: &std::path::Path) -> anyhow::Result<SqliteStor
         .context("opening the embedded store")
 }
 
-pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
+pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
+    args.data_dir = crate::paths::absolute(&args.data_dir)?;
     let store = open_store(&args.data_dir).await?;
     let secrets = SecretBox::load_or_create(&args.data_dir).context("loading the data key")?;
     let wanted = std::env::var("SWITCHBOARD_API_KEY")
@@ -129,6 +150,14 @@ pub async fn run(args: ServeArgs) -> anyhow::Result<()> {
     } else {
         // The local Runtime: same protocol, in-memory channels.
         let registry = Arc::new(Registry::standard(Locator::from_env(&args.data_dir)));
+        if !args.no_install {
+            // Marked `installing` before the first heartbeat, so a Session that selects one
+            // is admitted and waits for it.
+            // The spinner shows the install on stderr; one log line says how it ended.
+            registry
+                .install_missing(&to_install(&args), crate::harness::Spinner::logging())
+                .await;
+        }
         let local = LocalRuntime::start(registry, RuntimeOptions::for_data_dir(&args.data_dir));
         let (to_runtime, from_runtime) = local.into_channels();
         state

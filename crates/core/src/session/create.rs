@@ -47,6 +47,26 @@ fn harness_name(h: HarnessId) -> String {
         .unwrap_or_default()
 }
 
+/// Why a Session cannot be admitted on `harness`, and what fixes it.
+fn unavailable_message(harness: HarnessId, why: Unavailable) -> String {
+    let name = harness_name(harness);
+    match why {
+        Unavailable::Harness if !declaration(harness).native.adapter => {
+            format!("No Runtime can run the {name} harness: it has no adapter in this build.")
+        }
+        Unavailable::Harness | Unavailable::Installing => format!(
+            "No connected Runtime can run the {name} harness right now. Install it on a Runtime (`switchboard harness install {name}`) and try again."
+        ),
+        Unavailable::Failed(reason) => format!(
+            "No connected Runtime can run the {name} harness: {reason}. Retry the install on the Runtime (`switchboard harness install {name}`) and try again."
+        ),
+        Unavailable::Capability(c) => format!(
+            "No connected Runtime advertises the {} capability for the {name} harness.",
+            c.as_str()
+        ),
+    }
+}
+
 /// A created Session: its public object, and the creation stream's subscription when the
 /// request asked for `stream: true`.
 pub struct Created {
@@ -107,20 +127,12 @@ pub async fn create(
 
     let config = configuration(&snap, &provider);
     let required = required_capabilities(&snap);
-    if let Err(why) = engine.links.pick(config.harness, &required, "") {
-        let name = harness_name(harness);
-        let message = match why {
-            Unavailable::Harness => {
-                format!(
-                    "No connected Runtime can run the {name} harness right now. Install it on a Runtime (`switchboard harness install {name}`) and try again."
-                )
-            }
-            Unavailable::Capability(c) => format!(
-                "No connected Runtime advertises the {} capability for the {name} harness.",
-                c.as_str()
-            ),
-        };
-        return Err(unsupported(None, message));
+    match engine.links.pick(config.harness, &required, "") {
+        // Being installed: admitted, and its Turn waits in `queued` until the install ends.
+        Ok(_) | Err(Unavailable::Installing) => {}
+        Err(why) => {
+            return Err(unsupported(None, unavailable_message(harness, why)));
+        }
     }
 
     // Everything is admitted: build the Session, provider key sealed in its document.

@@ -28,7 +28,7 @@ use tokio::sync::{OwnedMutexGuard, mpsc};
 
 use super::configuration::{configuration, snapshot};
 use super::hub::Hub;
-use super::links::Links;
+use super::links::{Links, Unavailable};
 use super::objects::TurnStatus;
 use super::state::{Effect, Live, SessionDoc, SessionMeta, Tx};
 use crate::edge::Failure;
@@ -426,6 +426,14 @@ impl Engine {
                         self.commit_logged(&mut guard, tx).await;
                         link
                     }
+                    // The harness's install failed everywhere it was advertised: the Turn
+                    // cannot start, so it fails (the reason is logged, never shown).
+                    Err(Unavailable::Failed(reason)) => {
+                        let mut tx = Tx::new(live);
+                        super::frames::fail(&mut tx, "harness_unavailable", &reason);
+                        return self.commit_logged(&mut guard, tx).await;
+                    }
+                    // No Runtime yet, or one is installing the harness: wait for a heartbeat.
                     Err(_) => {
                         self.queued.lock().expect("queued lock").push(id);
                         return;

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::Value;
 use switchboard_harness::Capability;
 use switchboard_protocol::CoreToRuntime;
-use switchboard_protocol::capabilities::HarnessAdvertisement;
+use switchboard_protocol::capabilities::{HarnessAdvertisement, HarnessState};
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::envelope::Envelope;
 use switchboard_protocol::messages::PreparationStatus;
@@ -27,14 +27,22 @@ struct Link {
     advertised: bool,
     /// Each runnable harness with the capabilities it advertises, read once per heartbeat.
     runnable: Vec<(HarnessId, HashSet<Capability>)>,
+    /// Every advertised harness's state (`/readyz`, and whether a waiting Turn can still run).
+    states: Vec<(HarnessId, HarnessState)>,
     prepared: HashSet<String>,
 }
 
 /// Why no connected Runtime can run a Session.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unavailable {
-    /// No Runtime has the harness installed and runnable.
+    /// No Runtime has the harness installed and runnable, or is installing it: a Turn waits
+    /// for one to connect.
     Harness,
+    /// A Runtime is installing the harness: a Turn waits for the install to end.
+    Installing,
+    /// Every Runtime that advertises the harness has it failed (its install failed, or the
+    /// executable is unusable); the reason is the first such Runtime's.
+    Failed(String),
     /// Runtimes have the harness, but none advertises this capability.
     Capability(Capability),
 }
@@ -75,6 +83,7 @@ impl Links {
                 tx,
                 advertised: false,
                 runnable: Vec::new(),
+                states: Vec::new(),
                 prepared: HashSet::new(),
             },
         );
@@ -102,6 +111,10 @@ impl Links {
                 .filter(|a| a.available)
                 .map(|a| (a.harness, advertised(a)))
                 .collect();
+            l.states = harnesses
+                .into_iter()
+                .map(|a| (a.harness, a.state))
+                .collect();
         }
     }
 
@@ -111,16 +124,24 @@ impl Links {
         links.values().any(|l| l.local && l.advertised)
     }
 
-    /// `/readyz`: a Runtime can take work. While the local Runtime is attached, that is
-    /// [`Links::local_ready`] (remote ones do not make a deployment with a local Runtime ready).
-    /// With no local link (`serve --no-local-runtime`: every Runtime is remote), any link having
-    /// advertised.
-    pub fn ready(&self) -> bool {
+    /// `/readyz`: each harness's best state over the Runtimes that count (the local one while
+    /// it is attached: remote ones do not make a deployment with a local Runtime ready; with no
+    /// local link, `serve --no-local-runtime`, every link), `None` where none advertises it.
+    /// Best is `available`, then `installing`, then `failed`, then `missing`.
+    pub fn harness_states(&self) -> HashMap<HarnessId, HarnessState> {
+        // (Keyed by the protocol's harness id; `/readyz` names them by their wire names.)
         let links = self.links.lock().expect("links lock");
         let local_attached = links.values().any(|l| l.local);
-        links
-            .values()
-            .any(|l| (l.local || !local_attached) && l.advertised)
+        let mut best: HashMap<HarnessId, HarnessState> = HashMap::new();
+        for link in links.values().filter(|l| l.local || !local_attached) {
+            for (harness, state) in &link.states {
+                let better = best.get(harness).is_none_or(|b| rank(state) < rank(b));
+                if better {
+                    best.insert(*harness, state.clone());
+                }
+            }
+        }
+        best
     }
 
     /// A link that can run `harness` with every `required` capability, preferring one that
@@ -134,8 +155,17 @@ impl Links {
         let links = self.links.lock().expect("links lock");
         let mut missing = None;
         let mut best: Option<u64> = None;
+        let mut installing = false;
+        let mut failed = None;
         for (id, link) in links.iter() {
             let Some((_, caps)) = link.runnable.iter().find(|(h, _)| *h == harness) else {
+                match link.states.iter().find(|(h, _)| *h == harness) {
+                    Some((_, HarnessState::Installing)) => installing = true,
+                    Some((_, HarnessState::Failed { reason })) => {
+                        failed.get_or_insert_with(|| reason.clone());
+                    }
+                    _ => {}
+                }
                 continue;
             };
             if let Some(cap) = required.iter().find(|c| !caps.contains(c)) {
@@ -147,9 +177,11 @@ impl Links {
             }
             best = Some(best.map_or(*id, |b| b.min(*id)));
         }
-        best.ok_or(match missing {
-            Some(cap) => Unavailable::Capability(cap),
-            None => Unavailable::Harness,
+        best.ok_or(match (missing, installing, failed) {
+            (Some(cap), _, _) => Unavailable::Capability(cap),
+            (None, true, _) => Unavailable::Installing,
+            (None, false, Some(reason)) => Unavailable::Failed(reason),
+            (None, false, None) => Unavailable::Harness,
         })
     }
 
@@ -215,5 +247,15 @@ impl Links {
             Some(tx) => tx.send(Envelope::new(id, message)).await.is_ok(),
             None => false,
         }
+    }
+}
+
+/// Lower is better: how close a state is to running a Session.
+fn rank(state: &HarnessState) -> u8 {
+    match state {
+        HarnessState::Available => 0,
+        HarnessState::Installing => 1,
+        HarnessState::Failed { .. } => 2,
+        HarnessState::Missing => 3,
     }
 }

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use switchboard_core::secrets::SecretBox;
 use switchboard_core::{AppState, CoreConfig, auth, router};
 use switchboard_execution::{HarnessId, ModelProvider, ProviderProtocol};
-use switchboard_protocol::capabilities::{Capabilities, HarnessAdvertisement};
+use switchboard_protocol::capabilities::{Capabilities, HarnessAdvertisement, HarnessState};
 use switchboard_protocol::configuration::HarnessId as WireHarness;
 use switchboard_protocol::envelope::Envelope;
 use switchboard_protocol::messages::{Heartbeat, PreparationState, PreparationStatus};
@@ -156,13 +156,18 @@ impl Peer {
     }
 
     pub async fn heartbeat(&self) {
+        self.heartbeat_state(HarnessState::Available).await;
+    }
+
+    /// A heartbeat advertising codex in `state`.
+    pub async fn heartbeat_state(&self, state: HarnessState) {
         let beat = Heartbeat {
-            supported_harnesses: vec![HarnessAdvertisement {
-                harness: WireHarness::Codex,
-                available: true,
-                version: Some("0.171.0".into()),
-                capabilities: all_capabilities(),
-            }],
+            supported_harnesses: vec![HarnessAdvertisement::new(
+                WireHarness::Codex,
+                state,
+                Some("0.171.0".into()),
+                all_capabilities(),
+            )],
         };
         self.to_core
             .send(Envelope::new(None, beat.into()))
@@ -189,6 +194,19 @@ impl Peer {
             );
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
+    }
+
+    /// `GET /readyz`: (status, body).
+    pub async fn readyz(&self) -> (u16, Value) {
+        let root = self.base.trim_end_matches("/v1");
+        let resp = self
+            .http
+            .get(format!("{root}/readyz"))
+            .send()
+            .await
+            .unwrap();
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap())
     }
 
     pub async fn request(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {

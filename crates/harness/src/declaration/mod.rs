@@ -86,6 +86,10 @@ impl Declaration {
 pub struct NativePackage {
     pub name: &'static str,
     pub version: &'static str,
+    /// This build has an adapter that drives the package (and `switchboard harness install`
+    /// can install it). Without one no Runtime of this build can run the harness, so
+    /// admission says so instead of naming an install command.
+    pub adapter: bool,
 }
 
 /// One model provider protocol the harness can drive.

@@ -19,8 +19,9 @@ pub static CLAUDE_CODE: Declaration = Declaration {
     // `--model <model>`.
     model_on_command_line: true,
     native: NativePackage {
-        name: "@anthropic-ai/claude-code",
-        version: "2.1.332",
+        name: switchboard_pins::CLAUDE_CODE_PACKAGE,
+        version: switchboard_pins::CLAUDE_CODE_VERSION,
+        adapter: true,
     },
     providers: &[ProviderSupport {
         protocol: ProviderProtocol::Anthropic,

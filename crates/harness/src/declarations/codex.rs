@@ -17,8 +17,9 @@ pub static CODEX: Declaration = Declaration {
     label: "Codex",
     model_on_command_line: false,
     native: NativePackage {
-        name: "@openai/codex",
-        version: "0.171.0",
+        name: switchboard_pins::CODEX_PACKAGE,
+        version: switchboard_pins::CODEX_VERSION,
+        adapter: true,
     },
     providers: &[ProviderSupport {
         protocol: ProviderProtocol::Responses,

@@ -18,8 +18,9 @@ pub static MINIMAX_CODE: Declaration = Declaration {
     label: "MiniMax Code",
     model_on_command_line: false,
     native: NativePackage {
-        name: "@minimax-ai/code",
-        version: "0.4.12",
+        name: switchboard_pins::MINIMAX_CODE_PACKAGE,
+        version: switchboard_pins::MINIMAX_CODE_VERSION,
+        adapter: false,
     },
     // Its custom provider config needs the model's limits for every protocol.
     providers: &[
