@@ -35,11 +35,7 @@ impl From<ApiError> for Failure {
 
 impl From<ValidationError> for Failure {
     fn from(e: ValidationError) -> Self {
-        Failure(ApiError::new(
-            ErrorCode::InvalidRequest(e.code),
-            e.param,
-            e.message,
-        ))
+        Failure(e.into())
     }
 }
 
@@ -54,7 +50,7 @@ impl From<crate::secrets::SecretError> for Failure {
     fn from(e: crate::secrets::SecretError) -> Self {
         tracing::error!(error = %e, "secret storage failure");
         Failure(ApiError::new(
-            ErrorCode::ServiceUnavailable("credential_storage_unavailable"),
+            ErrorCode::CredentialStorageUnavailable,
             None,
             "Credential storage is unavailable.",
         ))
@@ -122,7 +118,7 @@ pub async fn beta_and_auth(
         Err(e) => {
             tracing::error!(error = %e, "store failure during authentication");
             Failure(ApiError::new(
-                ErrorCode::ServiceUnavailable("authentication_unavailable"),
+                ErrorCode::AuthenticationUnavailable,
                 None,
                 "Authentication is temporarily unavailable.",
             ))

@@ -18,7 +18,7 @@ pub fn key(headers: &HeaderMap) -> Result<Option<String>, Failure> {
     let key = value.to_str().unwrap_or_default();
     if key.is_empty() || key.len() > MAX_KEY_BYTES || key.trim().is_empty() {
         return Err(Failure(ApiError::new(
-            ErrorCode::InvalidRequest("invalid_request"),
+            ErrorCode::InvalidRequest,
             None,
             "The Idempotency-Key header must be 1 to 128 bytes and not only whitespace.",
         )));

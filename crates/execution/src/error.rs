@@ -2,20 +2,22 @@
 //!
 //! Every failure is a 400 `invalid_request_error` at the HTTP edge; `param` is the JSON path of
 //! the offending member (or `None` for whole-request rules such as duplicate tool names), and
-//! `code` names the rule that failed (`missing_required_parameter`, `unknown_parameter`,
-//! `invalid_type`, `invalid_value`, ...), set where the message is written (`messages.rs`).
+//! `code` is the table row of the rule that failed (`missing_required_parameter`,
+//! `unknown_parameter`, `invalid_type`, `invalid_value`, ...), set where the message is written
+//! (`error_messages`).
 
+use switchboard_wire::{ErrorCode, PublicError};
 use thiserror::Error;
 
-/// The code of a rule that has no more specific one.
-pub const GENERIC_CODE: &str = "invalid_request_error";
+/// The row of a rule that has no more specific one.
+pub const GENERIC_CODE: ErrorCode = ErrorCode::InvalidRequestError;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{message}")]
 pub struct ValidationError {
     pub param: Option<String>,
     pub message: String,
-    pub code: &'static str,
+    pub code: ErrorCode,
 }
 
 impl ValidationError {
@@ -28,8 +30,22 @@ impl ValidationError {
     }
 
     /// The same error under the code of a more specific rule.
-    pub fn with_code(mut self, code: &'static str) -> Self {
+    pub fn with_code(mut self, code: ErrorCode) -> Self {
         self.code = code;
         self
+    }
+}
+
+impl PublicError for ValidationError {
+    fn code(&self) -> ErrorCode {
+        self.code
+    }
+
+    fn param(&self) -> Option<String> {
+        self.param.clone()
+    }
+
+    fn message(&self) -> String {
+        self.message.clone()
     }
 }

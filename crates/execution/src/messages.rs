@@ -18,6 +18,7 @@
 //! carry it becomes a null `param`, because the path itself is caller text then.
 
 use serde_json::{Number, Value};
+use switchboard_wire::ErrorCode;
 
 use crate::error::{GENERIC_CODE, ValidationError};
 
@@ -130,7 +131,7 @@ pub fn missing(path: &str) -> ValidationError {
         |p| format!("Missing required parameter: '{p}'."),
         || "Missing required parameter.".to_string(),
     )
-    .with_code("missing_required_parameter")
+    .with_code(ErrorCode::MissingRequiredParameter)
 }
 
 pub fn unknown(path: &str) -> ValidationError {
@@ -139,7 +140,7 @@ pub fn unknown(path: &str) -> ValidationError {
         |p| format!("Unknown parameter: '{p}'."),
         || "Unknown parameter.".to_string(),
     )
-    .with_code("unknown_parameter")
+    .with_code(ErrorCode::UnknownParameter)
 }
 
 pub fn invalid_type(path: &str, expected: &str, got: &Value) -> ValidationError {
@@ -149,7 +150,7 @@ pub fn invalid_type(path: &str, expected: &str, got: &Value) -> ValidationError 
         |p| format!("Invalid type for '{p}': expected {expected}, but got {got} instead."),
         || format!("Invalid type: expected {expected}, but got {got} instead."),
     )
-    .with_code("invalid_type")
+    .with_code(ErrorCode::InvalidType)
 }
 
 /// An enum member outside its supported values. The param stays the path even when the value
@@ -161,7 +162,7 @@ pub fn invalid_value(path: &str, value: &str, supported: &[&str]) -> ValidationE
     } else {
         format!("Invalid value. Supported values are: {list}.")
     };
-    rule(path, &message).with_code("invalid_value")
+    rule(path, &message).with_code(ErrorCode::InvalidValue)
 }
 
 /// `got` is echoed when it is an integer a 64-bit machine word holds (as observed officially,
@@ -173,7 +174,7 @@ pub fn below_minimum(path: &str, min: u64, got: &Number) -> ValidationError {
         |p| format!("Invalid '{p}': integer below minimum value. Expected a value >= {min}{tail}."),
         || format!("Invalid value: integer below minimum value. Expected a value >= {min}{tail}."),
     )
-    .with_code("integer_below_min_value")
+    .with_code(ErrorCode::IntegerBelowMinValue)
 }
 
 pub fn above_maximum(path: &str, max: u64, got: &Number) -> ValidationError {
@@ -183,7 +184,7 @@ pub fn above_maximum(path: &str, max: u64, got: &Number) -> ValidationError {
         |p| format!("Invalid '{p}': integer above maximum value. Expected a value <= {max}{tail}."),
         || format!("Invalid value: integer above maximum value. Expected a value <= {max}{tail}."),
     )
-    .with_code("integer_above_max_value")
+    .with_code(ErrorCode::IntegerAboveMaxValue)
 }
 
 fn got_clause(got: &Number) -> String {
@@ -209,7 +210,7 @@ pub fn string_too_long(path: &str, max: usize, len: usize) -> ValidationError {
             )
         },
     )
-    .with_code("invalid_value")
+    .with_code(ErrorCode::InvalidValue)
 }
 
 pub fn empty_string(path: &str) -> ValidationError {
@@ -225,7 +226,7 @@ pub fn empty_string(path: &str) -> ValidationError {
                 .to_string()
         },
     )
-    .with_code("invalid_value")
+    .with_code(ErrorCode::InvalidValue)
 }
 
 pub fn too_many_properties(path: &str, max: usize, got: usize) -> ValidationError {
@@ -242,7 +243,7 @@ pub fn too_many_properties(path: &str, max: usize, got: usize) -> ValidationErro
             )
         },
     )
-    .with_code("invalid_value")
+    .with_code(ErrorCode::InvalidValue)
 }
 
 /// A property name over the limit (`metadata` keys). `object_path` names the object; the param
@@ -268,7 +269,7 @@ pub fn property_name_too_long(
             format!("Invalid property name in '{object_path}': a name is too long. {tail}"),
         )
     }
-    .with_code("invalid_value")
+    .with_code(ErrorCode::InvalidValue)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -341,7 +342,7 @@ pub fn blank_function_name(path: &str) -> ValidationError {
             "Invalid value: blank string. Expected a function name with at least one non-whitespace character.".to_string()
         },
     )
-    .with_code("invalid_value")
+    .with_code(ErrorCode::InvalidValue)
 }
 
 /// The tool list cap: 3 MiB of compact UTF-8 JSON (pinned SDK documentation).
@@ -359,7 +360,7 @@ pub fn tools_too_large(path: &str, max: usize, got: usize) -> ValidationError {
             )
         },
     )
-    .with_code("invalid_value")
+    .with_code(ErrorCode::InvalidValue)
 }
 
 /// An array with fewer than one element where one is needed (a message list, a message's
@@ -377,7 +378,7 @@ pub fn empty_array(path: &str) -> ValidationError {
                 .to_string()
         },
     )
-    .with_code("invalid_value")
+    .with_code(ErrorCode::InvalidValue)
 }
 
 /// An array over its element limit (`events`: 64), in the form of [`string_too_long`].
@@ -395,7 +396,7 @@ pub fn array_too_long(path: &str, max: usize, len: usize) -> ValidationError {
             )
         },
     )
-    .with_code("invalid_value")
+    .with_code(ErrorCode::InvalidValue)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -506,7 +507,7 @@ pub fn mcp_header_value(path: &str, name: &str) -> ValidationError {
     } else {
         "Invalid MCP header value: use visible ASCII characters, with spaces or tabs only between them.".to_string()
     };
-    rule(path, &message).with_code("invalid_value")
+    rule(path, &message).with_code(ErrorCode::InvalidValue)
 }
 
 /// Ours: two header names equal ignoring ASCII case.
@@ -548,7 +549,7 @@ pub fn provider_api_key_too_long(path: &str, max: usize, len: usize) -> Validati
             "Invalid '{path}': string too long. Expected a string of at most {max} bytes, but got a string of {len} bytes instead."
         ),
     )
-    .with_code("invalid_value")
+    .with_code(ErrorCode::InvalidValue)
 }
 
 pub fn provider_tokens_exceed_window(
@@ -562,7 +563,7 @@ pub fn provider_tokens_exceed_window(
             "Invalid '{path}': max_output_tokens exceeds context_window. Expected a value <= {context_window}, but got {max_output_tokens} instead."
         ),
     )
-    .with_code("invalid_value")
+    .with_code(ErrorCode::InvalidValue)
 }
 
 #[cfg(test)]

@@ -10,4 +10,4 @@ pub mod error;
 pub mod ids;
 
 pub use body::{BodyGate, parse_body};
-pub use error::{ApiError, ErrorCode};
+pub use error::{ApiError, ErrorCode, PublicError};

@@ -114,7 +114,7 @@ pub async fn create(
         Some(p) => p.clone(),
         None => engine.default_provider(harness).ok_or_else(|| {
             Failure(ApiError::new(
-                ErrorCode::InvalidRequest("model_provider_required"),
+                ErrorCode::ModelProviderRequired,
                 Some("x_agents_core.model_provider".into()),
                 NO_PROVIDER,
             ))

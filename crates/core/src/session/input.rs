@@ -37,11 +37,7 @@ fn conflict(message: &str) -> Failure {
 }
 
 fn bad_request(message: String) -> Failure {
-    Failure(ApiError::new(
-        ErrorCode::InvalidRequest("invalid_request_error"),
-        None,
-        message,
-    ))
+    Failure(ApiError::new(ErrorCode::InvalidRequestError, None, message))
 }
 
 fn parts(message: &InputMessage) -> Vec<InputPart> {

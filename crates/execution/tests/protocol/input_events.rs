@@ -54,11 +54,11 @@ fn the_batch_is_a_required_array_of_at_most_64() {
     assert_eq!(events_ok(&batch(64)).len(), 64);
     let e = events(&batch(65)).unwrap_err();
     assert_eq!(
-        (e.param.as_deref(), e.message.as_str(), e.code),
+        (e.param.as_deref(), e.message.as_str(), e.code.code()),
         (
             Some("events"),
             "Invalid 'events': array too long. Expected an array with maximum length 64, but got an array with length 65 instead.",
-            "invalid_value"
+            Some("invalid_value")
         )
     );
     // The length is checked before the elements.
@@ -189,11 +189,11 @@ fn an_empty_turn_id_or_blank_call_id_is_a_generic_error() {
     )
     .unwrap_err();
     assert_eq!(
-        (e.param.as_deref(), e.message.as_str(), e.code),
+        (e.param.as_deref(), e.message.as_str(), e.code.code()),
         (
             Some("events[0].turn_id"),
             "Invalid 'events[0].turn_id': empty string. Expected a string with minimum length 1, but got an empty string instead.",
-            "invalid_request_error"
+            Some("invalid_request_error")
         )
     );
     for call_id in ["", " ", "\\t\\n", "\\u00a0\\u0085\\ufeff\\u3000"] {
@@ -202,11 +202,11 @@ fn an_empty_turn_id_or_blank_call_id_is_a_generic_error() {
         ))
         .unwrap_err();
         assert_eq!(
-            (e.param.as_deref(), e.message.as_str(), e.code),
+            (e.param.as_deref(), e.message.as_str(), e.code.code()),
             (
                 Some("events[0].call_id"),
                 "Invalid 'events[0].call_id': blank string. Expected a call ID with at least one non-whitespace character.",
-                "invalid_request_error"
+                Some("invalid_request_error")
             ),
             "{call_id:?}"
         );

@@ -391,11 +391,11 @@ fn stream_and_its_options() {
     ] {
         let e = create(&with(fields)).unwrap_err();
         assert_eq!(
-            (e.param.as_deref(), e.message.as_str(), e.code),
+            (e.param.as_deref(), e.message.as_str(), e.code.code()),
             (
                 Some("stream_options"),
                 "The 'stream_options' parameter is only allowed when 'stream' is true.",
-                "invalid_request_error"
+                Some("invalid_request_error")
             )
         );
     }
@@ -422,11 +422,11 @@ fn stream_and_its_options() {
 fn initial_input_rules_by_placement() {
     let e = create(r#"{"environment":{"type":"none"},"agent":{"model":"m"}}"#).unwrap_err();
     assert_eq!(
-        (e.param, e.message.as_str(), e.code),
+        (e.param, e.message.as_str(), e.code.code()),
         (
             None,
             "conversation-only sessions currently require initial input",
-            "invalid_request_error"
+            Some("invalid_request_error")
         )
     );
     // Both rules apply: conversation-only is reported.
