@@ -19,9 +19,11 @@
 use serde_json::{Map, Value};
 
 use crate::error::ValidationError;
+use crate::json_path::member_path;
 use crate::model::{AgentConfig, AgentPatch, TextConfig, Tool};
-use crate::object_reader::{ObjectReader, member_path};
-use crate::tools::{ToolForm, check_tool_conflicts, parse_tools};
+use crate::object_reader::ObjectReader;
+use crate::tool_form::ToolForm;
+use crate::tools::{check_tool_conflicts, parse_tools};
 use crate::{metadata, scalar, settings, text, x_agents_core};
 
 /// Every member of an Agent create or update body.

@@ -18,12 +18,13 @@ use serde_json::{Map, Value};
 
 use crate::agent::{check_conflicts, read_members};
 use crate::error::ValidationError;
+use crate::json_path::member_path;
 use crate::messages::{self, kind};
 use crate::model::{
     AgentConfig, AgentPatch, MultiAgent, Reasoning, ServiceTier, TextConfig, Tool, XAgentsCore,
 };
-use crate::object_reader::{ObjectReader, member_path};
-use crate::tools::ToolForm;
+use crate::object_reader::ObjectReader;
+use crate::tool_form::ToolForm;
 
 /// The path of the inline agent in a Session create body.
 pub const INLINE_AGENT_PATH: &str = "agent";

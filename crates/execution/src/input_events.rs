@@ -21,8 +21,9 @@
 use serde_json::{Map, Value};
 
 use crate::error::ValidationError;
+use crate::json_path::element_path;
 use crate::messages::{self, kind};
-use crate::object_reader::{ObjectReader, element_path};
+use crate::object_reader::ObjectReader;
 use crate::scalar;
 use crate::session_request::{InputContent, InputMessage, parse_input, parse_parts};
 

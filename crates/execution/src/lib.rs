@@ -26,6 +26,7 @@ mod function;
 mod http_url;
 mod inline;
 mod input_events;
+mod json_path;
 mod mcp;
 mod mcp_transport;
 pub mod messages;
@@ -39,6 +40,7 @@ mod schema_root;
 mod session_request;
 mod settings;
 mod text;
+mod tool_form;
 mod tools;
 mod web_search;
 mod x_agents_core;
@@ -61,5 +63,6 @@ pub use session_request::{
     SessionUpdate, parse_session_create, parse_session_update,
 };
 pub use settings::DEFAULT_MAX_CONCURRENT_SUBAGENTS;
-pub use tools::{MAX_TOOLS_JSON_BYTES, TOOL_TYPES, ToolForm, check_tool_conflicts, parse_tools};
+pub use tool_form::ToolForm;
+pub use tools::{MAX_TOOLS_JSON_BYTES, TOOL_TYPES, check_tool_conflicts, parse_tools};
 pub use x_agents_core::{MAX_API_KEY_BYTES, parse_x_agents_core};

@@ -15,11 +15,12 @@
 use serde_json::Map;
 
 use crate::error::ValidationError;
+use crate::json_path::element_path;
 use crate::messages::{self, rule};
 use crate::model::{ConnectionOrigin, McpTool, McpTransport};
-use crate::object_reader::{ObjectReader, element_path};
+use crate::object_reader::ObjectReader;
 use crate::scalar;
-use crate::tools::ToolForm;
+use crate::tool_form::ToolForm;
 
 const MEMBERS: &[&str] = &[
     "type",

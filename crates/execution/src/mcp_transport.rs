@@ -18,11 +18,12 @@
 use serde_json::{Map, Value};
 
 use crate::error::ValidationError;
+use crate::json_path::element_path;
 use crate::messages::{self, kind, rule};
 use crate::model::McpTransport;
-use crate::object_reader::{ObjectReader, element_path};
+use crate::object_reader::ObjectReader;
 use crate::scalar;
-use crate::tools::ToolForm;
+use crate::tool_form::ToolForm;
 
 const TYPES: &[&str] = &["http", "stdio"];
 const HTTP_SAVED: &[&str] = &["type", "server_url", "headers"];

@@ -254,7 +254,7 @@ pub fn property_name_too_long(
     max: usize,
     len: usize,
 ) -> ValidationError {
-    let member = crate::object_reader::member_path(object_path, key);
+    let member = crate::json_path::member_path(object_path, key);
     let tail = format!(
         "Expected a string with maximum length {max}, but got a string with length {len} instead."
     );

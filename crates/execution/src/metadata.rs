@@ -7,8 +7,8 @@
 use serde_json::{Map, Value};
 
 use crate::error::ValidationError;
+use crate::json_path::member_path;
 use crate::messages;
-use crate::object_reader::member_path;
 use crate::scalar;
 
 pub const MAX_PAIRS: usize = 16;

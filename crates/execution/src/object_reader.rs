@@ -22,21 +22,8 @@
 use serde_json::{Map, Value};
 
 use crate::error::ValidationError;
+use crate::json_path::member_path;
 use crate::messages::{self, kind};
-
-/// The path of member `key` under `parent` (`""` is the body root).
-pub fn member_path(parent: &str, key: &str) -> String {
-    if parent.is_empty() {
-        key.to_string()
-    } else {
-        format!("{parent}.{key}")
-    }
-}
-
-/// The path of element `index` of the array at `parent`.
-pub fn element_path(parent: &str, index: usize) -> String {
-    format!("{parent}[{index}]")
-}
 
 /// One JSON object at a known path.
 pub struct ObjectReader<'a> {
@@ -150,13 +137,6 @@ mod tests {
         obj.required(a, "a")?;
         obj.required(b, "b")?;
         Ok(seen)
-    }
-
-    #[test]
-    fn paths_join_from_the_root() {
-        assert_eq!(member_path("", "tools"), "tools");
-        assert_eq!(member_path("agent", "tools"), "agent.tools");
-        assert_eq!(element_path("agent.tools", 2), "agent.tools[2]");
     }
 
     #[test]

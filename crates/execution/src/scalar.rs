@@ -8,8 +8,9 @@
 use serde_json::{Map, Number, Value};
 
 use crate::error::ValidationError;
+use crate::json_path::element_path;
 use crate::messages::{self, kind};
-use crate::object_reader::{ObjectReader, element_path};
+use crate::object_reader::ObjectReader;
 
 pub fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, ValidationError> {
     value

@@ -17,21 +17,13 @@ use std::io;
 use serde_json::Value;
 
 use crate::error::ValidationError;
+use crate::json_path::element_path;
 use crate::messages::{self, kind};
 use crate::model::{ComputerUseTool, ProgrammaticToolCalling, Tool};
-use crate::object_reader::{ObjectReader, element_path};
+use crate::object_reader::ObjectReader;
 use crate::schema_root::non_object_root_type;
+use crate::tool_form::ToolForm;
 use crate::{function, mcp, scalar, web_search};
-
-/// Which request family a tool list belongs to (agents-api-wire.md §4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolForm {
-    /// Agent create/update (`PersistedAgentToolParam`).
-    Saved,
-    /// Session create/update `agent.tools` (`AgentToolParam`): MCP transports may carry
-    /// `authorization` (http) and `env` (stdio), both rejected when nonempty.
-    Inline,
-}
 
 /// The pinned tool types, in the order the supported-values message lists them.
 pub const TOOL_TYPES: &[&str] = &[
