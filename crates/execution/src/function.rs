@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::error::ValidationError;
-use crate::messages;
+use crate::error_messages;
 use crate::model::FunctionTool;
 use crate::object_reader::ObjectReader;
 use crate::scalar;
@@ -52,7 +52,7 @@ pub fn parse(obj: &ObjectReader) -> Result<FunctionTool, ValidationError> {
 fn function_name(value: &Value, path: &str) -> Result<String, ValidationError> {
     let name = scalar::string(value, path)?;
     if name.chars().all(|c| c.is_whitespace() || c == '\u{FEFF}') {
-        return Err(messages::blank_function_name(path));
+        return Err(error_messages::blank_function_name(path));
     }
     Ok(name.to_string())
 }

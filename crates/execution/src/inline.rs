@@ -18,8 +18,8 @@ use serde_json::{Map, Value};
 
 use crate::agent::{check_conflicts, read_members};
 use crate::error::ValidationError;
+use crate::error_messages::{self, kind};
 use crate::json_path::member_path;
-use crate::messages::{self, kind};
 use crate::model::{
     AgentConfig, AgentPatch, MultiAgent, Reasoning, ServiceTier, TextConfig, Tool, XAgentsCore,
 };
@@ -142,7 +142,12 @@ pub fn resolve(
     let mut config = match (saved, inline.and_then(|a| a.model.clone())) {
         (Some(saved), _) => saved.clone(),
         (None, Some(model)) => AgentConfig::new(model),
-        (None, None) => return Err(messages::missing(&member_path(INLINE_AGENT_PATH, "model"))),
+        (None, None) => {
+            return Err(error_messages::missing(&member_path(
+                INLINE_AGENT_PATH,
+                "model",
+            )));
+        }
     };
     if let Some(inline) = inline {
         config.apply(inline.to_patch());

@@ -21,8 +21,8 @@
 use serde_json::{Map, Value};
 
 use crate::error::ValidationError;
+use crate::error_messages::{self, kind};
 use crate::json_path::element_path;
-use crate::messages::{self, kind};
 use crate::object_reader::ObjectReader;
 use crate::scalar;
 use crate::session_request::{InputContent, InputMessage, parse_input, parse_parts};
@@ -96,7 +96,7 @@ pub fn parse_input_events(body: &Map<String, Value>) -> Result<Vec<InputEvent>, 
     obj.read(&["events"], |_, value, path| {
         let items = scalar::array(value, path)?;
         if items.len() > MAX_INPUT_EVENTS {
-            return Err(messages::array_too_long(
+            return Err(error_messages::array_too_long(
                 path,
                 MAX_INPUT_EVENTS,
                 items.len(),
@@ -150,14 +150,14 @@ fn parse_tool_result(
             "turn_id" => {
                 let text = scalar::string(value, path)?;
                 if text.is_empty() {
-                    return Err(messages::empty_turn_id(path));
+                    return Err(error_messages::empty_turn_id(path));
                 }
                 turn_id = Some(text.to_string());
             }
             "call_id" => {
                 let text = scalar::string(value, path)?;
                 if is_blank(text) {
-                    return Err(messages::blank_call_id(path));
+                    return Err(error_messages::blank_call_id(path));
                 }
                 call_id = Some(text.to_string());
             }
@@ -195,7 +195,11 @@ fn parse_output(value: &Value, path: &str) -> Result<Option<ToolOutput>, Validat
         Value::Null => Ok(None),
         Value::String(text) => Ok(Some(ToolOutput::Text(text.clone()))),
         Value::Array(items) => Ok(Some(ToolOutput::Parts(parse_parts(items, path)?))),
-        other => Err(messages::invalid_type(path, kind::STRING_OR_ARRAY, other)),
+        other => Err(error_messages::invalid_type(
+            path,
+            kind::STRING_OR_ARRAY,
+            other,
+        )),
     }
 }
 

@@ -15,13 +15,14 @@
 //! - [`binary64_lossless`]: the number rule some harnesses need at Session admission;
 //! - [`public`]: the response shapes.
 //!
-//! Every error is a [`ValidationError`] (400 `invalid_request_error`); [`messages`] holds every
+//! Every error is a [`ValidationError`] (400 `invalid_request_error`); [`error_messages`] holds every
 //! text. JSON numbers are never converted: schemas and arguments keep the caller's decimal text
 //! (serde_json `arbitrary_precision`), except that serde_json writes an exponent as `e+N`/`e-N`
 //! (`1E2` is echoed as `1e+2`, the same digits and value).
 
 mod agent;
 pub mod error;
+pub mod error_messages;
 mod function;
 mod http_url;
 mod inline;
@@ -29,7 +30,6 @@ mod input_events;
 mod json_path;
 mod mcp;
 mod mcp_transport;
-pub mod messages;
 mod metadata;
 pub mod model;
 pub mod number;

@@ -15,8 +15,8 @@
 use serde_json::Map;
 
 use crate::error::ValidationError;
+use crate::error_messages::{self, rule};
 use crate::json_path::element_path;
-use crate::messages::{self, rule};
 use crate::model::{ConnectionOrigin, McpTool, McpTransport};
 use crate::object_reader::ObjectReader;
 use crate::scalar;
@@ -46,7 +46,7 @@ pub fn parse(obj: &ObjectReader, form: ToolForm) -> Result<McpTool, ValidationEr
             "server_label" => {
                 let label = scalar::string(value, path)?;
                 if label.is_empty() {
-                    return Err(rule(path, messages::MCP_SERVER_LABEL));
+                    return Err(rule(path, error_messages::MCP_SERVER_LABEL));
                 }
                 server_label = Some(label.to_string());
             }
@@ -57,7 +57,7 @@ pub fn parse(obj: &ObjectReader, form: ToolForm) -> Result<McpTool, ValidationEr
             "credential_id" => {
                 credential_id = scalar::nullable_string(value, path)?.map(str::to_string);
                 if credential_id.as_deref() == Some("") {
-                    return Err(rule(path, messages::MCP_CREDENTIAL_ID));
+                    return Err(rule(path, error_messages::MCP_CREDENTIAL_ID));
                 }
             }
             "request_metadata" => empty_request_metadata(value, path)?,
@@ -75,14 +75,14 @@ pub fn parse(obj: &ObjectReader, form: ToolForm) -> Result<McpTool, ValidationEr
         (McpTransport::Stdio { .. }, Some(ConnectionOrigin::Service)) => {
             return Err(rule(
                 &obj.member("connection_origin"),
-                messages::MCP_STDIO_ORIGIN,
+                error_messages::MCP_STDIO_ORIGIN,
             ));
         }
     };
     if matches!(transport, McpTransport::Stdio { .. }) && credential_id.is_some() {
         return Err(rule(
             &obj.member("credential_id"),
-            messages::MCP_STDIO_CREDENTIAL,
+            error_messages::MCP_STDIO_CREDENTIAL,
         ));
     }
     Ok(McpTool {
@@ -101,7 +101,7 @@ fn empty_request_metadata(value: &serde_json::Value, path: &str) -> Result<(), V
     if value.is_null() || scalar::free_object(value, path)?.is_empty() {
         Ok(())
     } else {
-        Err(rule(path, messages::MCP_REQUEST_METADATA))
+        Err(rule(path, error_messages::MCP_REQUEST_METADATA))
     }
 }
 
@@ -116,7 +116,7 @@ fn allowed_tool_names(
     if let Some(i) = names.iter().position(String::is_empty) {
         return Err(rule(
             &element_path(path, i),
-            messages::MCP_ALLOWED_TOOL_NAME,
+            error_messages::MCP_ALLOWED_TOOL_NAME,
         ));
     }
     Ok(Some(names))

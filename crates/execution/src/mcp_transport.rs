@@ -18,8 +18,8 @@
 use serde_json::{Map, Value};
 
 use crate::error::ValidationError;
+use crate::error_messages::{self, kind, rule};
 use crate::json_path::element_path;
-use crate::messages::{self, kind, rule};
 use crate::model::McpTransport;
 use crate::object_reader::ObjectReader;
 use crate::scalar;
@@ -64,7 +64,9 @@ fn http(obj: &ObjectReader, form: ToolForm) -> Result<McpTransport, ValidationEr
 /// credential.
 fn no_inline_authorization(value: &Value, path: &str) -> Result<(), ValidationError> {
     match scalar::nullable_string(value, path)? {
-        Some(secret) if !secret.is_empty() => Err(rule(path, messages::MCP_INLINE_AUTHORIZATION)),
+        Some(secret) if !secret.is_empty() => {
+            Err(rule(path, error_messages::MCP_INLINE_AUTHORIZATION))
+        }
         _ => Ok(()),
     }
 }
@@ -74,7 +76,7 @@ fn no_inline_env(value: &Value, path: &str) -> Result<(), ValidationError> {
     if value.is_null() || scalar::string_map(value, path)?.is_empty() {
         Ok(())
     } else {
-        Err(rule(path, messages::MCP_INLINE_ENV))
+        Err(rule(path, error_messages::MCP_INLINE_ENV))
     }
 }
 
@@ -82,7 +84,7 @@ fn mcp_server_url(value: &Value, path: &str) -> Result<String, ValidationError> 
     let text = scalar::string(value, path)?;
     match crate::http_url::absolute_http_url(text) {
         Some(url) if url.fragment().is_none() => Ok(text.to_string()),
-        _ => Err(rule(path, messages::MCP_SERVER_URL)),
+        _ => Err(rule(path, error_messages::MCP_SERVER_URL)),
     }
 }
 
@@ -95,18 +97,18 @@ fn parse_headers(value: &Value, path: &str) -> Result<Map<String, Value>, Valida
         let member = obj.member(name);
         let text = scalar::string(item, &member)?;
         if !is_http_token(name) {
-            return Err(messages::mcp_header_name(&member, name));
+            return Err(error_messages::mcp_header_name(&member, name));
         }
         let lower = name.to_ascii_lowercase();
         if lower == "authorization" {
-            return Err(rule(&member, messages::MCP_AUTHORIZATION_HEADER));
+            return Err(rule(&member, error_messages::MCP_AUTHORIZATION_HEADER));
         }
         if seen.contains(&lower) {
-            return Err(messages::mcp_duplicate_header(&member, name));
+            return Err(error_messages::mcp_duplicate_header(&member, name));
         }
         seen.push(lower);
         if !is_sendable_header_value(text) {
-            return Err(messages::mcp_header_value(&member, name));
+            return Err(error_messages::mcp_header_value(&member, name));
         }
     }
     Ok(obj.to_map())
@@ -144,14 +146,14 @@ fn stdio(obj: &ObjectReader, form: ToolForm) -> Result<McpTransport, ValidationE
             "command" => {
                 let text = without_nul(scalar::string(value, path)?, path)?;
                 if text.is_empty() {
-                    return Err(messages::empty_string(path));
+                    return Err(error_messages::empty_string(path));
                 }
                 command = Some(text.to_string());
             }
             "cwd" => {
                 let text = without_nul(scalar::string(value, path)?, path)?;
                 if !text.starts_with('/') {
-                    return Err(rule(path, messages::MCP_STDIO_CWD));
+                    return Err(rule(path, error_messages::MCP_STDIO_CWD));
                 }
                 cwd = Some(text.to_string());
             }
@@ -166,7 +168,7 @@ fn stdio(obj: &ObjectReader, form: ToolForm) -> Result<McpTransport, ValidationE
                 for (i, name) in env_vars.iter().enumerate() {
                     let at = element_path(path, i);
                     if !is_variable_name(without_nul(name, &at)?) {
-                        return Err(messages::mcp_env_var_name(&at, name));
+                        return Err(error_messages::mcp_env_var_name(&at, name));
                     }
                 }
             }
@@ -185,7 +187,7 @@ fn stdio(obj: &ObjectReader, form: ToolForm) -> Result<McpTransport, ValidationE
 
 fn without_nul<'a>(text: &'a str, path: &str) -> Result<&'a str, ValidationError> {
     if text.contains('\0') {
-        Err(rule(path, messages::MCP_STDIO_NUL))
+        Err(rule(path, error_messages::MCP_STDIO_NUL))
     } else {
         Ok(text)
     }

@@ -7,8 +7,8 @@
 use serde_json::{Map, Value};
 
 use crate::error::ValidationError;
+use crate::error_messages;
 use crate::json_path::member_path;
-use crate::messages;
 use crate::scalar;
 
 pub const MAX_PAIRS: usize = 16;
@@ -21,14 +21,18 @@ pub fn parse_metadata(value: &Value, path: &str) -> Result<Map<String, Value>, V
     }
     let map = scalar::string_map(value, path)?;
     if map.len() > MAX_PAIRS {
-        return Err(messages::too_many_properties(path, MAX_PAIRS, map.len()));
+        return Err(error_messages::too_many_properties(
+            path,
+            MAX_PAIRS,
+            map.len(),
+        ));
     }
     let mut keys: Vec<&String> = map.keys().collect();
     keys.sort();
     for key in keys {
         let key_len = key.chars().count();
         if key_len > MAX_KEY_CHARS {
-            return Err(messages::property_name_too_long(
+            return Err(error_messages::property_name_too_long(
                 path,
                 key,
                 MAX_KEY_CHARS,

@@ -22,8 +22,8 @@
 use serde_json::{Map, Value};
 
 use crate::error::ValidationError;
+use crate::error_messages::{self, kind};
 use crate::json_path::member_path;
-use crate::messages::{self, kind};
 
 /// One JSON object at a known path.
 pub struct ObjectReader<'a> {
@@ -36,7 +36,7 @@ impl<'a> ObjectReader<'a> {
     pub fn new(value: &'a Value, path: &'a str, expected: &str) -> Result<Self, ValidationError> {
         match value {
             Value::Object(map) => Ok(ObjectReader { map, path }),
-            other => Err(messages::invalid_type(path, expected, other)),
+            other => Err(error_messages::invalid_type(path, expected, other)),
         }
     }
 
@@ -56,21 +56,21 @@ impl<'a> ObjectReader<'a> {
         let value = self
             .map
             .get("type")
-            .ok_or_else(|| messages::missing(&path))?;
+            .ok_or_else(|| error_messages::missing(&path))?;
         let text = value
             .as_str()
-            .ok_or_else(|| messages::invalid_type(&path, kind::STRING, value))?;
+            .ok_or_else(|| error_messages::invalid_type(&path, kind::STRING, value))?;
         supported
             .iter()
             .copied()
             .find(|s| *s == text)
-            .ok_or_else(|| messages::invalid_value(&path, text, supported))
+            .ok_or_else(|| error_messages::invalid_value(&path, text, supported))
     }
 
     /// The first member (document order) whose name is not in `known`.
     pub fn check_unknown(&self, known: &[&str]) -> Result<(), ValidationError> {
         match self.map.keys().find(|k| !known.contains(&k.as_str())) {
-            Some(key) => Err(messages::unknown(&self.member(key))),
+            Some(key) => Err(error_messages::unknown(&self.member(key))),
             None => Ok(()),
         }
     }
@@ -78,7 +78,7 @@ impl<'a> ObjectReader<'a> {
     /// A required member after the values were read: `value` is what the visitor stored for
     /// `key`, `None` when the member was absent. Call in declared order, after [`Self::read`].
     pub fn required<T>(&self, value: Option<T>, key: &str) -> Result<T, ValidationError> {
-        value.ok_or_else(|| messages::missing(&self.member(key)))
+        value.ok_or_else(|| error_messages::missing(&self.member(key)))
     }
 
     /// A copy of the object, exactly as sent.
@@ -124,7 +124,7 @@ mod tests {
         let (mut seen, mut a, mut b) = (Vec::new(), None, None);
         obj.read(KNOWN, |key, value, path| {
             if key != "type" && value.is_null() {
-                return Err(messages::invalid_type(path, kind::STRING, value));
+                return Err(error_messages::invalid_type(path, kind::STRING, value));
             }
             match key {
                 "a" => a = Some(()),

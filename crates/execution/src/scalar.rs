@@ -8,14 +8,14 @@
 use serde_json::{Map, Number, Value};
 
 use crate::error::ValidationError;
+use crate::error_messages::{self, kind};
 use crate::json_path::element_path;
-use crate::messages::{self, kind};
 use crate::object_reader::ObjectReader;
 
 pub fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, ValidationError> {
     value
         .as_str()
-        .ok_or_else(|| messages::invalid_type(path, kind::STRING, value))
+        .ok_or_else(|| error_messages::invalid_type(path, kind::STRING, value))
 }
 
 pub fn nullable_string<'a>(
@@ -33,7 +33,7 @@ pub fn nullable_string<'a>(
 pub fn nonempty_string<'a>(value: &'a Value, path: &str) -> Result<&'a str, ValidationError> {
     let text = string(value, path)?;
     if text.is_empty() {
-        Err(messages::empty_string(path))
+        Err(error_messages::empty_string(path))
     } else {
         Ok(text)
     }
@@ -48,7 +48,7 @@ pub fn bounded_string<'a>(
     let text = string(value, path)?;
     let len = text.chars().count();
     if len > max {
-        Err(messages::string_too_long(path, max, len))
+        Err(error_messages::string_too_long(path, max, len))
     } else {
         Ok(text)
     }
@@ -57,7 +57,7 @@ pub fn bounded_string<'a>(
 pub fn boolean(value: &Value, path: &str) -> Result<bool, ValidationError> {
     value
         .as_bool()
-        .ok_or_else(|| messages::invalid_type(path, kind::BOOLEAN, value))
+        .ok_or_else(|| error_messages::invalid_type(path, kind::BOOLEAN, value))
 }
 
 pub fn nullable_boolean(value: &Value, path: &str) -> Result<Option<bool>, ValidationError> {
@@ -79,7 +79,7 @@ pub fn choice<T: Copy>(
         Some((_, v)) => Ok(*v),
         None => {
             let names: Vec<&str> = table.iter().map(|(name, _)| *name).collect();
-            Err(messages::invalid_value(path, text, &names))
+            Err(error_messages::invalid_value(path, text, &names))
         }
     }
 }
@@ -100,7 +100,7 @@ pub fn array<'a>(value: &'a Value, path: &str) -> Result<&'a [Value], Validation
     value
         .as_array()
         .map(Vec::as_slice)
-        .ok_or_else(|| messages::invalid_type(path, kind::ARRAY, value))
+        .ok_or_else(|| error_messages::invalid_type(path, kind::ARRAY, value))
 }
 
 /// An array of strings; each element is typed at its own path (`allowed_domains[0]`).
@@ -128,7 +128,7 @@ pub fn nullable_string_array(
 pub fn free_object(value: &Value, path: &str) -> Result<Map<String, Value>, ValidationError> {
     match value {
         Value::Object(map) => Ok(map.clone()),
-        other => Err(messages::invalid_type(path, kind::FREE_OBJECT, other)),
+        other => Err(error_messages::invalid_type(path, kind::FREE_OBJECT, other)),
     }
 }
 
@@ -145,13 +145,13 @@ pub fn string_map(value: &Value, path: &str) -> Result<Map<String, Value>, Valid
 /// An integer written without fraction or exponent, within `min..=max`.
 pub fn integer(value: &Value, path: &str, min: u64, max: u64) -> Result<u64, ValidationError> {
     let n = match value {
-        Value::Number(n) if messages::is_integer_literal(n) => n,
-        other => return Err(messages::invalid_type(path, kind::INTEGER, other)),
+        Value::Number(n) if error_messages::is_integer_literal(n) => n,
+        other => return Err(error_messages::invalid_type(path, kind::INTEGER, other)),
     };
     match bounded(n, min, max) {
         Bound::Within(v) => Ok(v),
-        Bound::Below => Err(messages::below_minimum(path, min, n)),
-        Bound::Above => Err(messages::above_maximum(path, max, n)),
+        Bound::Below => Err(error_messages::below_minimum(path, min, n)),
+        Bound::Above => Err(error_messages::above_maximum(path, max, n)),
     }
 }
 

@@ -25,9 +25,9 @@
 use serde_json::{Map, Value, json};
 
 use crate::error::ValidationError;
+use crate::error_messages::{self, kind};
 use crate::inline::{INLINE_AGENT_PATH, InlineAgent, parse_inline_agent_members};
 use crate::json_path::{element_path, member_path};
-use crate::messages::{self, kind};
 use crate::metadata::parse_metadata;
 use crate::model::{Placement, Reasoning, ServiceTier, Tool, XAgentsCore};
 use crate::object_reader::ObjectReader;
@@ -206,10 +206,13 @@ pub fn parse_session_create(body: &Map<String, Value>) -> Result<SessionCreate, 
     })?;
     let environment = obj.required(environment, "environment")?;
     if agent_id.is_none() && agent.as_ref().and_then(|a| a.model.as_ref()).is_none() {
-        return Err(messages::missing(&member_path(INLINE_AGENT_PATH, "model")));
+        return Err(error_messages::missing(&member_path(
+            INLINE_AGENT_PATH,
+            "model",
+        )));
     }
     if stream_options.is_some() && !stream {
-        return Err(messages::stream_options_require_stream(
+        return Err(error_messages::stream_options_require_stream(
             &obj.member("stream_options"),
         ));
     }
@@ -218,10 +221,10 @@ pub fn parse_session_create(body: &Map<String, Value>) -> Result<SessionCreate, 
     }
     if input.is_none() {
         if environment == EnvironmentRequest::None {
-            return Err(messages::conversation_only_requires_input());
+            return Err(error_messages::conversation_only_requires_input());
         }
         if stream && !matches!(environment, EnvironmentRequest::SelfHosted { .. }) {
-            return Err(messages::streaming_requires_input());
+            return Err(error_messages::streaming_requires_input());
         }
     }
     Ok(SessionCreate {
@@ -357,13 +360,17 @@ pub(crate) fn parse_input(value: &Value, path: &str) -> Result<Vec<InputMessage>
         Value::String(text) => Ok(vec![InputMessage {
             content: vec![InputContent::Text(text.clone())],
         }]),
-        Value::Array(items) if items.is_empty() => Err(messages::empty_array(path)),
+        Value::Array(items) if items.is_empty() => Err(error_messages::empty_array(path)),
         Value::Array(items) => items
             .iter()
             .enumerate()
             .map(|(i, item)| parse_message(item, &element_path(path, i)))
             .collect(),
-        other => Err(messages::invalid_type(path, kind::STRING_OR_ARRAY, other)),
+        other => Err(error_messages::invalid_type(
+            path,
+            kind::STRING_OR_ARRAY,
+            other,
+        )),
     }
 }
 
@@ -393,9 +400,13 @@ fn parse_message(value: &Value, path: &str) -> Result<InputMessage, ValidationEr
 fn parse_content(value: &Value, path: &str) -> Result<Vec<InputContent>, ValidationError> {
     match value {
         Value::String(text) => Ok(vec![InputContent::Text(text.clone())]),
-        Value::Array(items) if items.is_empty() => Err(messages::empty_array(path)),
+        Value::Array(items) if items.is_empty() => Err(error_messages::empty_array(path)),
         Value::Array(items) => parse_parts(items, path),
-        other => Err(messages::invalid_type(path, kind::STRING_OR_ARRAY, other)),
+        other => Err(error_messages::invalid_type(
+            path,
+            kind::STRING_OR_ARRAY,
+            other,
+        )),
     }
 }
 

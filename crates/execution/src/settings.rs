@@ -16,7 +16,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::error::ValidationError;
-use crate::messages::kind;
+use crate::error_messages::kind;
 use crate::model::{MultiAgent, Reasoning, ReasoningEffort, ReasoningSummary, ServiceTier};
 use crate::object_reader::ObjectReader;
 use crate::scalar;

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::error::ValidationError;
-use crate::messages::{self, kind};
+use crate::error_messages::{self, kind};
 use crate::model::{TextConfig, TextFormat, Verbosity};
 use crate::object_reader::ObjectReader;
 use crate::scalar;
@@ -67,7 +67,7 @@ fn parse_format(value: &Value, path: &str) -> Result<TextFormat, ValidationError
 pub fn check_text_schema_root(text: &TextConfig, text_path: &str) -> Result<(), ValidationError> {
     match &text.format {
         TextFormat::JsonSchema { schema } => match non_object_root_type(schema) {
-            Some(root) => Err(messages::text_schema_root(
+            Some(root) => Err(error_messages::text_schema_root(
                 &format!("{text_path}.format.schema"),
                 root,
             )),

@@ -17,8 +17,8 @@ use std::io;
 use serde_json::Value;
 
 use crate::error::ValidationError;
+use crate::error_messages::{self, kind};
 use crate::json_path::element_path;
-use crate::messages::{self, kind};
 use crate::model::{ComputerUseTool, ProgrammaticToolCalling, Tool};
 use crate::object_reader::ObjectReader;
 use crate::schema_root::non_object_root_type;
@@ -55,7 +55,11 @@ pub fn parse_tools(
         .collect::<Result<Vec<_>, _>>()?;
     let size = compact_json_len(value);
     if size > MAX_TOOLS_JSON_BYTES {
-        return Err(messages::tools_too_large(path, MAX_TOOLS_JSON_BYTES, size));
+        return Err(error_messages::tools_too_large(
+            path,
+            MAX_TOOLS_JSON_BYTES,
+            size,
+        ));
     }
     Ok(tools)
 }
@@ -107,13 +111,13 @@ pub fn check_tool_conflicts(tools: &[Tool]) -> Result<(), ValidationError> {
     for tool in tools {
         match tool {
             Tool::Function(f) if !names.insert(f.name.as_str()) => {
-                return Err(messages::duplicate_function_name(&f.name));
+                return Err(error_messages::duplicate_function_name(&f.name));
             }
             Tool::WebSearch(_) if std::mem::replace(&mut web_search, true) => {
-                return Err(messages::duplicate_web_search());
+                return Err(error_messages::duplicate_web_search());
             }
             Tool::ToolSearch if std::mem::replace(&mut tool_search, true) => {
-                return Err(messages::duplicate_tool_search());
+                return Err(error_messages::duplicate_tool_search());
             }
             _ => {}
         }
@@ -122,7 +126,7 @@ pub fn check_tool_conflicts(tools: &[Tool]) -> Result<(), ValidationError> {
         if let Tool::Function(f) = tool
             && let Some(root) = non_object_root_type(&f.parameters)
         {
-            return Err(messages::function_schema_root(&f.name, root));
+            return Err(error_messages::function_schema_root(&f.name, root));
         }
     }
     Ok(())

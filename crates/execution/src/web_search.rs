@@ -8,7 +8,7 @@
 //! whole-list rule (see `tools::check_tool_conflicts`).
 
 use crate::error::ValidationError;
-use crate::messages::kind;
+use crate::error_messages::kind;
 use crate::model::{ContextSize, WebSearchLocation, WebSearchMode, WebSearchTool};
 use crate::object_reader::ObjectReader;
 use crate::scalar;

@@ -18,7 +18,7 @@ use serde_json::Value;
 use url::Host;
 
 use crate::error::ValidationError;
-use crate::messages::{self, kind, rule};
+use crate::error_messages::{self, kind, rule};
 use crate::model::{HarnessId, ModelProvider, ProviderProtocol, XAgentsCore};
 use crate::object_reader::ObjectReader;
 use crate::scalar;
@@ -62,7 +62,7 @@ pub fn parse_x_agents_core(value: &Value, path: &str) -> Result<XAgentsCore, Val
             "harness_config" => match value {
                 Value::Null => {}
                 Value::Object(config) => ext.harness_config = Some(config.clone()),
-                other => return Err(messages::invalid_type(path, kind::OBJECT, other)),
+                other => return Err(error_messages::invalid_type(path, kind::OBJECT, other)),
             },
             _ => {}
         }
@@ -97,7 +97,7 @@ fn model_provider(value: &Value, path: &str) -> Result<ModelProvider, Validation
     if let (Some(window), Some(max)) = (context_window, max_output_tokens)
         && max > window
     {
-        return Err(messages::provider_tokens_exceed_window(
+        return Err(error_messages::provider_tokens_exceed_window(
             &obj.member("max_output_tokens"),
             window,
             max,
@@ -120,21 +120,21 @@ fn provider_base_url(value: &Value, path: &str) -> Result<String, ValidationErro
     if acceptable {
         Ok(text.to_string())
     } else {
-        Err(rule(path, messages::PROVIDER_BASE_URL))
+        Err(rule(path, error_messages::PROVIDER_BASE_URL))
     }
 }
 
 fn provider_api_key(value: &Value, path: &str) -> Result<String, ValidationError> {
     let key = scalar::nonempty_string(value, path)?;
     if key.len() > MAX_API_KEY_BYTES {
-        return Err(messages::provider_api_key_too_long(
+        return Err(error_messages::provider_api_key_too_long(
             path,
             MAX_API_KEY_BYTES,
             key.len(),
         ));
     }
     if key.contains(['\0', '\r', '\n']) {
-        return Err(rule(path, messages::PROVIDER_API_KEY_CHARACTERS));
+        return Err(rule(path, error_messages::PROVIDER_API_KEY_CHARACTERS));
     }
     Ok(key.to_string())
 }

@@ -5,7 +5,9 @@ use std::collections::HashMap;
 
 use serde_json::{Number, Value, json};
 use switchboard_execution::ValidationError;
-use switchboard_execution::messages::{above_maximum, below_minimum, invalid_type, invalid_value};
+use switchboard_execution::error_messages::{
+    above_maximum, below_minimum, invalid_type, invalid_value,
+};
 use switchboard_store::{Order, Page, PageQuery};
 
 /// Parses the list query with the parser's own message builders, so a bad `limit` reads like

@@ -277,7 +277,7 @@ async fn stream_events(
         None | Some("true") => true,
         Some("false") => false,
         Some(other) => {
-            return Err(switchboard_execution::messages::invalid_value(
+            return Err(switchboard_execution::error_messages::invalid_value(
                 "include_obfuscation",
                 other,
                 &["true", "false"],

@@ -5,7 +5,7 @@ use crate::common::{assert_error, object};
 use serde_json::json as j;
 use switchboard_execution::{
     EnvironmentRequest, HarnessId, InputContent, InputMessage, Placement, SessionCreate,
-    ValidationError, messages, parse_session_create,
+    ValidationError, error_messages, parse_session_create,
 };
 
 fn create(text: &str) -> Result<SessionCreate, ValidationError> {
@@ -433,7 +433,7 @@ fn initial_input_rules_by_placement() {
     assert_error(
         create(r#"{"environment":{"type":"none"},"agent":{"model":"m"},"stream":true}"#),
         None,
-        messages::CONVERSATION_ONLY_REQUIRES_INPUT,
+        error_messages::CONVERSATION_ONLY_REQUIRES_INPUT,
     );
     assert_error(
         create(r#"{"environment":{"type":"openai_hosted"},"agent":{"model":"m"},"stream":true}"#),
@@ -485,7 +485,7 @@ fn agent_conflicts_come_after_every_other_member() {
             r#"{{"agent":{{"model":"m","tools":{tools}}},"environment":{{"type":"none"}},"input":"x","stream_options":{{}}}}"#
         )),
         Some("stream_options"),
-        messages::STREAM_OPTIONS_REQUIRE_STREAM,
+        error_messages::STREAM_OPTIONS_REQUIRE_STREAM,
     );
     assert_error(
         create(&format!(
