@@ -122,7 +122,13 @@ fn insert_settings(fields: &mut Map<String, Value>, s: &SettingsView) {
     }
 }
 
-/// The model types have string keys and no failing serializers, so this cannot fail.
+/// The model types have string keys and no failing serializers, so this cannot fail: the one
+/// documented invariant of this crate, kept as a panic rather than a `Result` every response
+/// writer would carry without ever seeing an error.
+#[expect(
+    clippy::expect_used,
+    reason = "serializing the model types cannot fail (string keys, derived serializers)"
+)]
 fn to_json<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).expect("execution model types always serialize")
 }

@@ -6,6 +6,9 @@
 //! (`{"model": "m", ...}` at path `agent`), with `{p}` in the expected param and message
 //! standing for the path prefix (`""` or `"agent."`).
 
+// Test helpers outside `#[test]` functions may panic too (clippy.toml allows it only inside them).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 mod agent_create;
