@@ -8,6 +8,9 @@
 //! that never ends fails its test instead of hanging it. The model is the project's mock model
 //! ([`mock_model`]) unless an adapter's tests need something else.
 
+// Test code compiled behind a feature rather than `cfg(test)`: a failed step fails the test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -135,6 +138,14 @@ pub fn user_turn(n: u32, text: &str) -> TurnRequest {
         turn_id: format!("turn_{n}"),
         input: vec![InputPart::InputText { text: text.into() }],
     }
+}
+
+/// Starts Turn `n` on the user message `text`.
+pub async fn start_user_turn(executor: &dyn SessionExecutor, n: u32, text: &str) -> TurnHandle {
+    executor
+        .start_turn(user_turn(n, text))
+        .await
+        .expect("the Turn starts")
 }
 
 /// A successful text result.

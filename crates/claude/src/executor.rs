@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::json;
+use switchboard_adapter_kit::adapter::Launch;
 use switchboard_adapter_kit::executor::{ProcessSlot, SlotGuard};
 use switchboard_protocol::{
     AdapterError, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
@@ -41,12 +42,13 @@ pub struct ClaudeExecutor {
 
 impl ClaudeExecutor {
     /// Prepares the Session: chooses (or reads back) its native id and starts claude.
-    pub async fn prepare(
-        binary: PathBuf,
-        state_dir: PathBuf,
-        config: SessionConfiguration,
-        turn_deadline: Duration,
-    ) -> Result<Self, AdapterError> {
+    pub async fn prepare(launch: Launch) -> Result<Self, AdapterError> {
+        let Launch {
+            binary,
+            state_dir,
+            configuration: config,
+            turn_deadline,
+        } = launch;
         let layout = StateLayout::new(state_dir);
         let session_id = session_id(&layout)
             .map_err(|e| AdapterError::Launch(format!("cannot record the session id: {e}")))?;

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
+use switchboard_adapter_kit::adapter::Launch;
 use switchboard_adapter_kit::executor::{ProcessSlot, SlotGuard};
 use switchboard_protocol::{
     AdapterError, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
@@ -44,13 +45,13 @@ impl CodexExecutor {
     /// Prepares the Session: launches codex and opens (or resumes) its thread, so a bad
     /// configuration (or managed requirements it cannot run under) fails here rather than at
     /// the first Turn.
-    pub async fn prepare(
-        binary: PathBuf,
-        state_dir: PathBuf,
-        config: SessionConfiguration,
-        turn_deadline: Duration,
-        managed_dir: PathBuf,
-    ) -> Result<Self, AdapterError> {
+    pub async fn prepare(launch: Launch, managed_dir: PathBuf) -> Result<Self, AdapterError> {
+        let Launch {
+            binary,
+            state_dir,
+            configuration: config,
+            turn_deadline,
+        } = launch;
         let layout = StateLayout::new(state_dir);
         let thread_id = load_thread_id(&layout);
         let inner = Arc::new(Inner {

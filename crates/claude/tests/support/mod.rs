@@ -2,7 +2,8 @@
 //! configs, and read what the model was sent. What is not claude's (bounded event reads, the
 //! mock model, …) is the adapter kit's `test_support`, re-exported here.
 
-#![allow(dead_code)]
+// Shared by the test binaries (each uses some), and test code: a failed step fails the test.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -5,9 +5,12 @@
 //! `fake_responses` is a small scripted Responses server that mirrors
 //! `shared/lab/fake_responses.py` and journals every request body.
 
-#![allow(dead_code)]
+// Shared by the test binaries (each uses some), and test code: a failed step fails the test.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod fake_responses;
+
+use fake_responses::{FakeResponses, Script};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -58,6 +61,29 @@ pub async fn prepare(
 ) -> (tempfile::TempDir, Box<dyn SessionExecutor>) {
     let adapter = CodexAdapter::new(binary).with_turn_deadline(Duration::from_secs(45));
     prepare_fresh(&adapter, config, "codex").await
+}
+
+/// A scripted provider whose model calls `get_weather` with `arguments`, then answers.
+pub async fn weather_model(arguments: &str) -> FakeResponses {
+    FakeResponses::start(Script::Call {
+        name: "get_weather".into(),
+        arguments: arguments.into(),
+    })
+    .await
+}
+
+/// A Session on codex against the provider at `base_url`, with `functions` and no execution
+/// controls, prepared in a fresh state directory.
+pub async fn session(
+    binary: PathBuf,
+    base_url: &str,
+    functions: Vec<FunctionToolSpec>,
+) -> (tempfile::TempDir, Box<dyn SessionExecutor>) {
+    prepare(
+        binary,
+        configuration(base_url, functions, ExecutionControls::default()),
+    )
+    .await
 }
 
 /// Requests the provider got that were model calls (`POST …/responses`).
