@@ -3,30 +3,17 @@
 
 mod support;
 
-use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{ExecutionControls, InputPart, Receipt};
+use switchboard_protocol::{InputPart, Receipt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn steered_input_joins_the_running_turn() {
     let Some(binary) = codex_binary("steered_input_joins_the_running_turn") else {
         return;
     };
-    let model = FakeResponses::start(Script::Call {
-        name: "get_weather".into(),
-        arguments: r#"{"city":"Nice"}"#.into(),
-    })
-    .await;
-    let config = configuration(
-        &model.base_url(),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather in Nice?"))
-        .await
-        .unwrap();
+    let model = weather_model(r#"{"city":"Nice"}"#).await;
+    let (_state, executor) = session(binary, &model.base_url(), vec![get_weather()]).await;
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Weather in Nice?").await;
     // While the call is pending the Turn is certainly running.
     let call_id = next_call_id(&mut turn).await;
     turn.control
@@ -75,21 +62,14 @@ async fn steered_input_joins_under_the_output_schema() {
         "required": ["answer"],
         "additionalProperties": false,
     });
-    let model = FakeResponses::start(Script::Call {
-        name: "get_weather".into(),
-        arguments: r#"{"city":"Nice"}"#.into(),
-    })
-    .await;
+    let model = weather_model(r#"{"city":"Nice"}"#).await;
     let config = configuration(
         &model.base_url(),
         vec![get_weather()],
         output_schema(schema.clone()),
     );
     let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather in Nice?"))
-        .await
-        .unwrap();
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Weather in Nice?").await;
     let call_id = next_call_id(&mut turn).await;
     turn.control
         .steer(vec![InputPart::InputText {

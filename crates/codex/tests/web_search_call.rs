@@ -3,6 +3,9 @@
 //! item, and the adapter publishes it started and completed with its `search` action, before
 //! the answer, with web_search live or cached.
 
+// Test code: its helpers outside `#[test]` fail the test on a failed step too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use support::*;
@@ -43,10 +46,7 @@ async fn search_turn(binary: std::path::PathBuf, mode: WebSearchMode) {
     };
     let config = configuration(&model.base_url(), vec![], controls);
     let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Search the weather"))
-        .await
-        .unwrap();
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Search the weather").await;
     let events = until_terminal(&mut turn).await;
     assert_completed(&events);
     let searches: Vec<_> = events
