@@ -43,21 +43,15 @@ pub struct ClaudeExecutor {
 impl ClaudeExecutor {
     /// Prepares the Session: chooses (or reads back) its native id and starts claude.
     pub async fn prepare(launch: Launch) -> Result<Self, AdapterError> {
-        let Launch {
-            binary,
-            state_dir,
-            configuration: config,
-            turn_deadline,
-        } = launch;
-        let layout = StateLayout::new(state_dir);
+        let layout = StateLayout::new(launch.state_dir);
         let session_id = session_id(&layout)
             .map_err(|e| AdapterError::Launch(format!("cannot record the session id: {e}")))?;
         let inner = Arc::new(Inner {
-            binary,
+            binary: launch.binary,
             layout,
-            config,
+            config: launch.configuration,
             session_id,
-            turn_deadline,
+            turn_deadline: launch.turn_deadline,
             slot: ProcessSlot::default(),
         });
         inner.ensure_resident(&mut inner.slot.lock().await).await?;

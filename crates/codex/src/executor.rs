@@ -46,20 +46,14 @@ impl CodexExecutor {
     /// configuration (or managed requirements it cannot run under) fails here rather than at
     /// the first Turn.
     pub async fn prepare(launch: Launch, managed_dir: PathBuf) -> Result<Self, AdapterError> {
-        let Launch {
-            binary,
-            state_dir,
-            configuration: config,
-            turn_deadline,
-        } = launch;
-        let layout = StateLayout::new(state_dir);
+        let layout = StateLayout::new(launch.state_dir);
         let thread_id = load_thread_id(&layout);
         let inner = Arc::new(Inner {
-            binary,
-            overrides: config_overrides(&config),
+            binary: launch.binary,
+            overrides: config_overrides(&launch.configuration),
             layout,
-            config,
-            turn_deadline,
+            config: launch.configuration,
+            turn_deadline: launch.turn_deadline,
             managed_dir,
             slot: ProcessSlot::default(),
             thread_id: StdMutex::new(thread_id),
