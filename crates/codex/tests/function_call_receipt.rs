@@ -59,13 +59,7 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         .clone();
     assert_eq!(tool["description"], "Get the weather for a city");
     assert_eq!(tool["parameters"]["required"], serde_json::json!(["city"]));
-    let outputs: Vec<_> = requests[1]["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["type"] == "function_call_output")
-        .cloned()
-        .collect();
+    let outputs = function_call_outputs(&requests[1]);
     assert_eq!(outputs.len(), 1);
     assert_eq!(outputs[0]["call_id"], call_id.as_str());
     assert_eq!(outputs[0]["output"], "sunny, 21.0 C");

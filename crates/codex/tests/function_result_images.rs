@@ -43,13 +43,7 @@ async fn an_image_result_is_confirmed_and_reaches_the_model_in_order() {
 
     let requests = model_requests(&model.journal());
     assert_eq!(requests.len(), 2);
-    let outputs: Vec<_> = requests[1]["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["type"] == "function_call_output")
-        .cloned()
-        .collect();
+    let outputs = function_call_outputs(&requests[1]);
     assert_eq!(outputs.len(), 1);
     assert_eq!(outputs[0]["call_id"], call_id.as_str());
     // The image URL is unchanged; `detail: "high"` is codex's own default for a tool image.

@@ -98,3 +98,14 @@ pub fn model_requests(journal: &[Value]) -> Vec<Value> {
         .map(|r| r["body"].clone())
         .collect()
 }
+
+/// The `function_call_output` items in a model request's input.
+pub fn function_call_outputs(request: &Value) -> Vec<Value> {
+    request["input"]
+        .as_array()
+        .expect("a model request has an input list")
+        .iter()
+        .filter(|i| i["type"] == "function_call_output")
+        .cloned()
+        .collect()
+}
