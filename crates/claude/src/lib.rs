@@ -18,10 +18,12 @@
 //! - [`web_search`]: `WebSearch` calls (and provider search blocks) as `web_search_call`s.
 //! - [`turn`]: the per-Turn driver: calls, steering, cancel, deadline.
 //! - [`resume`]: the native session id, `--session-id` or `--resume`.
-//! - [`executor`]: the [`SessionExecutor`](switchboard_protocol::SessionExecutor), evictable.
+//! - [`executor`]: the [`SessionExecutor`], evictable.
 //!
-//! What is not claude's (the hermetic process, the executor's process slot, the Turn loop and its
-//! deadline, the receipt table, JSON lines) is `switchboard_adapter_kit`'s.
+//! What is not claude's (the `Adapter` itself, the hermetic process, the executor's process slot,
+//! the Turn loop with its deadline and commands, the receipt table, JSON lines) is
+//! `switchboard_adapter_kit`'s: this crate declares the harness ([`NativeHarness`]) and speaks
+//! its protocol.
 
 pub mod binary;
 pub mod events;

@@ -14,10 +14,12 @@
 //! - [`receipts`]: confirming a result only on its matching native observation.
 //! - [`events`]: codex notifications as adapter events (phases, usage, error codes).
 //! - [`turn`]: the per-Turn driver: calls, cancel, steer, deadline.
-//! - [`executor`]: the [`SessionExecutor`](switchboard_protocol::SessionExecutor), evictable.
+//! - [`executor`]: the [`SessionExecutor`], evictable.
 //!
-//! What is not codex's (the hermetic process, the executor's process slot, the Turn loop and its
-//! deadline, the receipt table, JSON lines) is `switchboard_adapter_kit`'s.
+//! What is not codex's (the `Adapter` itself, the hermetic process, the executor's process slot,
+//! the Turn loop with its deadline and commands, the receipt table, JSON lines) is
+//! `switchboard_adapter_kit`'s: this crate declares the harness ([`NativeHarness`]) and speaks
+//! its protocol.
 
 pub mod binary;
 pub mod dynamic_tools;
