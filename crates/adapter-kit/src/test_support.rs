@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario, When};
-use switchboard_protocol::messages::MessagePhase;
+use switchboard_protocol::messages::{MessagePhase, WebSearchAction, WebSearchStatus};
 use switchboard_protocol::{
     Adapter, AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent,
     FunctionToolSpec, InputPart, OutputFormat, PrepareRequest, Receipt, SessionConfiguration,
@@ -280,6 +280,25 @@ pub fn completed_messages(events: &[AdapterEvent]) -> Vec<(String, MessagePhase,
                 phase,
                 text,
             } => Some((item_id.clone(), *phase, text.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The Turn's `web_search_call` observations: each one's place among the events, item id,
+/// status and action.
+pub fn web_search_calls(
+    events: &[AdapterEvent],
+) -> Vec<(usize, String, WebSearchStatus, Option<WebSearchAction>)> {
+    events
+        .iter()
+        .enumerate()
+        .filter_map(|(at, e)| match e {
+            AdapterEvent::WebSearchCall {
+                item_id,
+                status,
+                action,
+            } => Some((at, item_id.clone(), *status, action.clone())),
             _ => None,
         })
         .collect()

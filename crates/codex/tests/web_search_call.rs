@@ -49,18 +49,7 @@ async fn search_turn(binary: std::path::PathBuf, mode: WebSearchMode) {
     let mut turn = start_user_turn(executor.as_ref(), 1, "Search the weather").await;
     let events = until_terminal(&mut turn).await;
     assert_completed(&events);
-    let searches: Vec<_> = events
-        .iter()
-        .enumerate()
-        .filter_map(|(at, e)| match e {
-            AdapterEvent::WebSearchCall {
-                item_id,
-                status,
-                action,
-            } => Some((at, item_id.clone(), *status, action.clone())),
-            _ => None,
-        })
-        .collect();
+    let searches = web_search_calls(&events);
     let action = Some(WebSearchAction::Search {
         query: Some("weather in Paris".into()),
         queries: None,
