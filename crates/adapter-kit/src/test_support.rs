@@ -15,11 +15,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario, When};
+use switchboard_protocol::configuration::{ContextSize, WebSearchMode};
 use switchboard_protocol::messages::{MessagePhase, WebSearchAction, WebSearchStatus};
 use switchboard_protocol::{
     Adapter, AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent,
     FunctionToolSpec, InputPart, OutputFormat, PrepareRequest, Receipt, SessionConfiguration,
-    SessionExecutor, TurnHandle, TurnRequest,
+    SessionExecutor, TurnHandle, TurnRequest, WebSearchControl,
 };
 
 use crate::binary::PinnedBinary;
@@ -127,6 +128,20 @@ pub fn get_weather() -> FunctionToolSpec {
 pub fn output_schema(schema: serde_json::Value) -> ExecutionControls {
     ExecutionControls {
         output_format: Some(OutputFormat::json_schema(schema)),
+        ..Default::default()
+    }
+}
+
+/// Execution controls with web search in `mode`, at the default context size and with no
+/// domains or location.
+pub fn web_search(mode: WebSearchMode) -> ExecutionControls {
+    ExecutionControls {
+        web_search: Some(WebSearchControl {
+            mode,
+            context_size: ContextSize::Medium,
+            allowed_domains: None,
+            location: None,
+        }),
         ..Default::default()
     }
 }

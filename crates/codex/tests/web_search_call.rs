@@ -10,9 +10,9 @@ mod support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, WebSource};
-use switchboard_protocol::configuration::{ContextSize, WebSearchMode};
+use switchboard_protocol::AdapterEvent;
+use switchboard_protocol::configuration::WebSearchMode;
 use switchboard_protocol::messages::{WebSearchAction, WebSearchStatus};
-use switchboard_protocol::{AdapterEvent, ExecutionControls, WebSearchControl};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_provider_search_is_a_web_search_call() {
@@ -35,16 +35,7 @@ async fn search_turn(binary: std::path::PathBuf, mode: WebSearchMode) {
         Reply::web_search("weather in Paris", vec![source]).with_text("It is sunny."),
     )]);
     let model = mock_model(Some(scenario)).await;
-    let controls = ExecutionControls {
-        web_search: Some(WebSearchControl {
-            mode,
-            context_size: ContextSize::Medium,
-            allowed_domains: None,
-            location: None,
-        }),
-        ..Default::default()
-    };
-    let config = configuration(&model.base_url(), vec![], controls);
+    let config = configuration(&model.base_url(), vec![], web_search(mode));
     let (_state, executor) = prepare(binary, config).await;
     let mut turn = start_user_turn(executor.as_ref(), 1, "Search the weather").await;
     let events = until_terminal(&mut turn).await;

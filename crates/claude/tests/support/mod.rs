@@ -11,12 +11,10 @@ use std::time::Duration;
 use serde_json::Value;
 use switchboard_claude::ClaudeAdapter;
 use switchboard_mock_model::{MockModel, Reply, Scenario, ToolCall};
-use switchboard_protocol::configuration::{
-    ContextSize, HarnessId, ProviderProtocol, WebSearchMode,
-};
+use switchboard_protocol::configuration::{HarnessId, ProviderProtocol};
 use switchboard_protocol::{
     ExecutionControls, FunctionToolSpec, ModelProviderConfig, SessionConfiguration,
-    SessionExecutor, TurnHandle, WebSearchControl,
+    SessionExecutor, TurnHandle,
 };
 
 pub use switchboard_adapter_kit::test_support::*;
@@ -53,19 +51,6 @@ pub fn configuration(
         execution_controls: controls,
         mcp_servers: vec![],
         harness_config: None,
-    }
-}
-
-/// Execution controls with web search in `mode` (the only context size claude takes).
-pub fn web_search(mode: WebSearchMode) -> ExecutionControls {
-    ExecutionControls {
-        web_search: Some(WebSearchControl {
-            mode,
-            context_size: ContextSize::Medium,
-            allowed_domains: None,
-            location: None,
-        }),
-        ..Default::default()
     }
 }
 
