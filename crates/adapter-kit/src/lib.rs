@@ -3,6 +3,7 @@
 //! The adapters (`switchboard-codex`, `switchboard-claude`) each speak one native protocol; the
 //! machinery around that protocol is the same for all of them and lives here, one idea a module:
 //!
+//! - [`adapter`]: the `Adapter` every harness shares, over what the harness adds.
 //! - [`binary`]: a harness pinned to one version, run as its native executable.
 //! - [`paths`]: paths from flags and the environment, made absolute once (one helper for all).
 //! - [`state_dir`]: a Session's state directory, hermetic and kept across evictions.
@@ -19,6 +20,7 @@
 //! This crate depends on the adapter boundary (`switchboard-protocol`) only (and, for tests, on
 //! the mock model): never on Core or the Runtime, and never on a harness's protocol.
 
+pub mod adapter;
 pub mod binary;
 pub mod executor;
 pub mod jsonl;

@@ -16,18 +16,15 @@ use std::time::Duration;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
 
-use crate::state_dir::StateDir;
+use crate::state_dir::{StateDir, StateDirError};
 
 /// How long a killed process gets to be reaped.
 const REAP_TIMEOUT: Duration = Duration::from_secs(5);
 
 #[derive(Debug, thiserror::Error)]
 pub enum SpawnError {
-    #[error("cannot prepare the state directory {path}: {source}")]
-    StateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    StateDir(#[from] StateDirError),
     #[error("cannot start {binary}: {source}")]
     Spawn {
         binary: PathBuf,
@@ -54,7 +51,7 @@ pub fn spawn(
         .create(true)
         .append(true)
         .open(&stderr_log)
-        .map_err(|source| SpawnError::StateDir {
+        .map_err(|source| StateDirError {
             path: stderr_log,
             source,
         })?;

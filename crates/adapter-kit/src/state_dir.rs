@@ -10,7 +10,14 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::process::SpawnError;
+/// A state directory (or a file in it) that could not be created or written. It is defined
+/// here, below the process that fails to spawn because of it, so the two modules point one way.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot prepare the state directory {path}: {source}")]
+pub struct StateDirError {
+    pub path: PathBuf,
+    pub source: std::io::Error,
+}
 
 /// The state directory of one Session on one harness.
 #[derive(Debug, Clone)]
@@ -46,14 +53,23 @@ impl StateDir {
     }
 
     /// Creates `dirs`, then the working directory.
-    pub fn create_dirs(&self, dirs: &[PathBuf]) -> Result<(), SpawnError> {
+    pub fn create_dirs(&self, dirs: &[PathBuf]) -> Result<(), StateDirError> {
         dirs.iter()
             .chain([&self.work_dir()])
             .try_for_each(std::fs::create_dir_all)
-            .map_err(|source| SpawnError::StateDir {
-                path: self.root.clone(),
-                source,
-            })
+            .map_err(|source| self.error(source))
+    }
+
+    /// Writes `contents` to `path` (a file in the directory), as an error of the directory.
+    pub fn write_file(&self, path: &Path, contents: &str) -> Result<(), StateDirError> {
+        std::fs::write(path, contents).map_err(|source| self.error(source))
+    }
+
+    fn error(&self, source: std::io::Error) -> StateDirError {
+        StateDirError {
+            path: self.root.clone(),
+            source,
+        }
     }
 
     /// The id recorded in the file `name`, if there is one.

@@ -8,15 +8,19 @@
 //! that never ends fails its test instead of hanging it. The model is the project's mock model
 //! ([`mock_model`]) unless an adapter's tests need something else.
 
+// Test code compiled behind a feature rather than `cfg(test)`: a failed step fails the test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario, When};
-use switchboard_protocol::messages::MessagePhase;
+use switchboard_protocol::configuration::{ContextSize, WebSearchMode};
+use switchboard_protocol::messages::{MessagePhase, WebSearchAction, WebSearchStatus};
 use switchboard_protocol::{
     Adapter, AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent,
     FunctionToolSpec, InputPart, OutputFormat, PrepareRequest, Receipt, SessionConfiguration,
-    SessionExecutor, TurnHandle, TurnRequest,
+    SessionExecutor, TurnHandle, TurnRequest, WebSearchControl,
 };
 
 use crate::binary::PinnedBinary;
@@ -128,6 +132,20 @@ pub fn output_schema(schema: serde_json::Value) -> ExecutionControls {
     }
 }
 
+/// Execution controls with web search in `mode`, at the default context size and with no
+/// domains or location.
+pub fn web_search(mode: WebSearchMode) -> ExecutionControls {
+    ExecutionControls {
+        web_search: Some(WebSearchControl {
+            mode,
+            context_size: ContextSize::Medium,
+            allowed_domains: None,
+            location: None,
+        }),
+        ..Default::default()
+    }
+}
+
 /// Root Turn `n` (`run_n`/`turn_n`) with one text part.
 pub fn user_turn(n: u32, text: &str) -> TurnRequest {
     TurnRequest {
@@ -135,6 +153,14 @@ pub fn user_turn(n: u32, text: &str) -> TurnRequest {
         turn_id: format!("turn_{n}"),
         input: vec![InputPart::InputText { text: text.into() }],
     }
+}
+
+/// Starts Turn `n` on the user message `text`.
+pub async fn start_user_turn(executor: &dyn SessionExecutor, n: u32, text: &str) -> TurnHandle {
+    executor
+        .start_turn(user_turn(n, text))
+        .await
+        .expect("the Turn starts")
 }
 
 /// A successful text result.
@@ -269,6 +295,25 @@ pub fn completed_messages(events: &[AdapterEvent]) -> Vec<(String, MessagePhase,
                 phase,
                 text,
             } => Some((item_id.clone(), *phase, text.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The Turn's `web_search_call` observations: each one's place among the events, item id,
+/// status and action.
+pub fn web_search_calls(
+    events: &[AdapterEvent],
+) -> Vec<(usize, String, WebSearchStatus, Option<WebSearchAction>)> {
+    events
+        .iter()
+        .enumerate()
+        .filter_map(|(at, e)| match e {
+            AdapterEvent::WebSearchCall {
+                item_id,
+                status,
+                action,
+            } => Some((at, item_id.clone(), *status, action.clone())),
             _ => None,
         })
         .collect()

@@ -7,7 +7,7 @@
 //! settles is the harness's, behind [`TurnDriver`]; the loop around it is the same everywhere:
 //!
 //! - A per-Turn deadline guards against a Turn that never ends (a provider that never answers):
-//!   the driver is asked to stop the harness ([`TurnDriver::on_deadline`]; the Turn then fails
+//!   the driver is asked to stop the harness ([`TurnDriver::interrupt`]; the Turn then fails
 //!   with [`deadline_failure`]), and if the harness does not settle within [`INTERRUPT_GRACE`]
 //!   the Turn fails `request_timeout` and the process is discarded.
 //! - A process that exits during the Turn fails it `harness_exited`, and is discarded.
@@ -19,7 +19,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use switchboard_protocol::messages::Usage;
-use switchboard_protocol::{AdapterEvent, Receipt};
+use switchboard_protocol::{AdapterError, AdapterEvent, FunctionResultContent, Receipt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
@@ -61,7 +61,8 @@ pub struct TurnIo<I> {
 pub trait TurnDriver: Send + 'static {
     /// What the process's reader passes on.
     type Inbound: Send + 'static;
-    /// What the Turn's control asks of the driver.
+    /// What the Turn's control asks of the driver beyond a function result and a cancel
+    /// ([`std::convert::Infallible`] when nothing).
     type Command: Send + 'static;
     /// What ends the Turn (e.g. the harness's completion message).
     type Ending: Send;
@@ -81,14 +82,26 @@ pub trait TurnDriver: Send + 'static {
         out: &mut Vec<AdapterEvent>,
     ) -> impl Future<Output = Option<Self::Ending>> + Send;
 
+    /// Writes a function result to the harness and settles `reply` with its receipt (at once,
+    /// or when the harness's record of it arrives).
+    fn submit(
+        &mut self,
+        call_id: String,
+        result: FunctionResultContent,
+        reply: oneshot::Sender<Receipt>,
+    ) -> impl Future<Output = ()> + Send;
+
     fn command(&mut self, command: Self::Command) -> impl Future<Output = ()> + Send;
 
     /// The Turn's function calls.
     fn calls(&mut self) -> &mut CallTable<Self::Route, Self::Expected>;
 
-    /// The deadline passed: remember it and ask the harness to stop, without waiting (the loop
-    /// must go on draining the harness's messages meanwhile).
-    fn on_deadline(&mut self);
+    /// What the caller and the clock asked of the Turn, for [`TurnDriver::settle`] to read.
+    fn stop_requests(&mut self) -> &mut StopRequests;
+
+    /// Asks the harness to stop the Turn, without waiting (the loop must go on draining the
+    /// harness's messages meanwhile).
+    fn interrupt(&self);
 
     /// The Turn's closing events for `ending`; the last one is terminal.
     fn settle(&mut self, ending: Self::Ending) -> Vec<AdapterEvent>;
@@ -106,16 +119,16 @@ pub fn spawn<D: TurnDriver>(
     driver: D,
     io: TurnIo<D::Inbound>,
     deadline: Duration,
-) -> mpsc::Sender<D::Command> {
+) -> TurnCommands<D::Command> {
     let (commands_tx, commands_rx) = mpsc::channel(COMMAND_BUFFER);
     tokio::spawn(run(driver, io, commands_rx, Instant::now() + deadline));
-    commands_tx
+    TurnCommands(commands_tx)
 }
 
 async fn run<D: TurnDriver>(
     mut driver: D,
     io: TurnIo<D::Inbound>,
-    mut commands: mpsc::Receiver<D::Command>,
+    mut commands: mpsc::Receiver<TurnCommand<D::Command>>,
     mut deadline: Instant,
 ) {
     let TurnIo {
@@ -123,7 +136,6 @@ async fn run<D: TurnDriver>(
         events,
         release,
     } = io;
-    let mut timed_out = false;
     let (mut closing, exit) = loop {
         let receipt_deadline = driver.calls().next_deadline();
         tokio::select! {
@@ -139,18 +151,24 @@ async fn run<D: TurnDriver>(
                     break (driver.settle(ending), TurnExit::Idle(inbound));
                 }
             }
-            Some(command) = commands.recv() => driver.command(command).await,
+            Some(command) = commands.recv() => match command {
+                TurnCommand::Submit { call_id, result, reply } => {
+                    driver.submit(call_id, result, reply).await
+                }
+                TurnCommand::CancelRequested => driver.stop_requests().cancel_requested = true,
+                TurnCommand::Harness(command) => driver.command(command).await,
+            },
             _ = sleep_until_opt(receipt_deadline) => driver.calls().expire(Instant::now()),
             _ = tokio::time::sleep_until(deadline) => {
-                if timed_out {
+                if driver.stop_requests().timed_out {
                     let message = format!(
                         "The Turn exceeded its deadline and {} did not stop.",
                         D::HARNESS
                     );
                     break (fail(&mut driver, "request_timeout", message), TurnExit::Discard);
                 }
-                timed_out = true;
-                driver.on_deadline();
+                driver.stop_requests().timed_out = true;
+                driver.interrupt();
                 deadline = Instant::now() + INTERRUPT_GRACE;
             }
         }
@@ -204,37 +222,98 @@ pub fn deadline_failure(usage: Option<Usage>) -> AdapterEvent {
     }
 }
 
-/// The terminal event of a Turn that the harness ended unsuccessfully: [`deadline_failure`] when
-/// the deadline interrupted it (even if the caller cancelled too), `Cancelled` when the caller
-/// did, else `failed(usage)`.
-pub fn stopped(
-    timed_out: bool,
-    cancel_requested: bool,
-    usage: Option<Usage>,
-    failed: impl FnOnce(Option<Usage>) -> AdapterEvent,
-) -> AdapterEvent {
-    if timed_out {
-        deadline_failure(usage)
-    } else if cancel_requested {
-        AdapterEvent::Cancelled { usage }
-    } else {
-        failed(usage)
+/// What the caller and the clock asked of a running Turn. The driver keeps it, and reads it
+/// when the harness settles the Turn.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct StopRequests {
+    /// The caller cancelled the Turn.
+    pub cancel_requested: bool,
+    /// The deadline passed and the harness was asked to stop.
+    pub timed_out: bool,
+}
+
+impl StopRequests {
+    /// Whether the Turn is being stopped, by the caller or the clock.
+    pub fn stopping(&self) -> bool {
+        self.cancel_requested || self.timed_out
+    }
+
+    /// The terminal event of a Turn that the harness ended unsuccessfully: [`deadline_failure`]
+    /// when the deadline interrupted it (even if the caller cancelled too), `Cancelled` when the
+    /// caller did, else `failed(usage)`.
+    pub fn stopped(
+        &self,
+        usage: Option<Usage>,
+        failed: impl FnOnce(Option<Usage>) -> AdapterEvent,
+    ) -> AdapterEvent {
+        if self.timed_out {
+            deadline_failure(usage)
+        } else if self.cancel_requested {
+            AdapterEvent::Cancelled { usage }
+        } else {
+            failed(usage)
+        }
     }
 }
 
-/// Hands a function result to the Turn's driver as `command` and waits for its receipt. The
-/// driver answers every command it takes (a delivered result's wait is settled when the Turn
-/// ends), so a command it cannot take, or a dropped reply, means the Turn ended before the
-/// result was written: the result is refused.
-pub async fn submit<C>(
-    commands: &mpsc::Sender<C>,
-    command: impl FnOnce(oneshot::Sender<Receipt>) -> C,
-) -> Receipt {
-    let (reply, receipt) = oneshot::channel();
-    if commands.send(command(reply)).await.is_err() {
-        return Receipt::refused("turn_ended", "The Turn has ended.");
+/// What a Turn's control asks of its driver. `C` is what the harness adds.
+pub enum TurnCommand<C> {
+    /// A function result to write, answered with its receipt.
+    Submit {
+        call_id: String,
+        result: FunctionResultContent,
+        reply: oneshot::Sender<Receipt>,
+    },
+    /// The caller is cancelling: sent before the harness is interrupted, so the interrupted
+    /// ending is read as the caller's cancel.
+    CancelRequested,
+    /// The harness's own command.
+    Harness(C),
+}
+
+/// Where a Turn's control sends its driver commands.
+pub struct TurnCommands<C>(mpsc::Sender<TurnCommand<C>>);
+
+impl<C: Send> TurnCommands<C> {
+    /// Hands a function result to the Turn's driver and waits for its receipt. The driver
+    /// answers every result it takes (a delivered result's wait is settled when the Turn ends),
+    /// so a result it cannot take, or a dropped reply, means the Turn ended before the result
+    /// was written: the result is refused.
+    pub async fn submit_function_result(
+        &self,
+        call_id: &str,
+        result: FunctionResultContent,
+    ) -> Receipt {
+        let (reply, receipt) = oneshot::channel();
+        let command = TurnCommand::Submit {
+            call_id: call_id.to_owned(),
+            result,
+            reply,
+        };
+        if self.0.send(command).await.is_err() {
+            return Receipt::refused("turn_ended", "The Turn has ended.");
+        }
+        receipt
+            .await
+            .unwrap_or_else(|_| Receipt::refused("turn_ended", "The Turn has ended."))
     }
-    receipt
-        .await
-        .unwrap_or_else(|_| Receipt::refused("turn_ended", "The Turn has ended."))
+
+    /// Tells the driver that the caller is cancelling ([`TurnCommand::CancelRequested`]); fails
+    /// with [`AdapterError::NoActiveTurn`] once the Turn has ended.
+    pub async fn request_cancel(&self) -> Result<(), AdapterError> {
+        self.send_command(TurnCommand::CancelRequested).await
+    }
+
+    /// Sends the harness's own command; fails with [`AdapterError::NoActiveTurn`] once the Turn
+    /// has ended.
+    pub async fn send(&self, command: C) -> Result<(), AdapterError> {
+        self.send_command(TurnCommand::Harness(command)).await
+    }
+
+    async fn send_command(&self, command: TurnCommand<C>) -> Result<(), AdapterError> {
+        self.0
+            .send(command)
+            .await
+            .map_err(|_| AdapterError::NoActiveTurn)
+    }
 }

@@ -5,8 +5,6 @@
 //! binary directly. The pins come from `switchboard_pins` (`crates/pins/pins.env`), which
 //! every other reader shares.
 
-use std::path::{Path, PathBuf};
-
 use switchboard_adapter_kit::binary::PinnedBinary;
 
 /// The pinned `@anthropic-ai/claude-code` npm version.
@@ -30,22 +28,7 @@ pub const PINNED: PinnedBinary = PinnedBinary {
     parse_version,
 };
 
-/// The native binary of an install made by `scripts/install-harnesses.sh` under `repo_root`.
-pub fn installed_binary(repo_root: &Path) -> PathBuf {
-    PINNED.installed_binary(repo_root)
-}
-
-/// `$SWITCHBOARD_CLAUDE_BIN` when set, else the install under `repo_root`; `None` when the file
-/// does not exist.
-pub fn locate(repo_root: &Path) -> Option<PathBuf> {
-    PINNED.locate(repo_root)
-}
-
-/// Runs `claude --version` and returns the version (`2.1.332 (Claude Code)` → `2.1.332`).
-pub async fn probe_version(binary: &Path) -> Option<String> {
-    PINNED.probe_version(binary).await
-}
-
+/// The version in what `--version` printed (`2.1.332 (Claude Code)` → `2.1.332`).
 fn parse_version(text: &str) -> Option<String> {
     text.split_whitespace().next().map(str::to_owned)
 }

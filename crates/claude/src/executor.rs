@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::json;
+use switchboard_adapter_kit::adapter::Launch;
 use switchboard_adapter_kit::executor::{ProcessSlot, SlotGuard};
 use switchboard_protocol::{
     AdapterError, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
@@ -41,21 +42,16 @@ pub struct ClaudeExecutor {
 
 impl ClaudeExecutor {
     /// Prepares the Session: chooses (or reads back) its native id and starts claude.
-    pub async fn prepare(
-        binary: PathBuf,
-        state_dir: PathBuf,
-        config: SessionConfiguration,
-        turn_deadline: Duration,
-    ) -> Result<Self, AdapterError> {
-        let layout = StateLayout::new(state_dir);
+    pub async fn prepare(launch: Launch) -> Result<Self, AdapterError> {
+        let layout = StateLayout::new(launch.state_dir);
         let session_id = session_id(&layout)
             .map_err(|e| AdapterError::Launch(format!("cannot record the session id: {e}")))?;
         let inner = Arc::new(Inner {
-            binary,
+            binary: launch.binary,
             layout,
-            config,
+            config: launch.configuration,
             session_id,
-            turn_deadline,
+            turn_deadline: launch.turn_deadline,
             slot: ProcessSlot::default(),
         });
         inner.ensure_resident(&mut inner.slot.lock().await).await?;

@@ -44,14 +44,11 @@ pub async fn launch(
     config: &SessionConfiguration,
     session: NativeSession<'_>,
 ) -> Result<ClaudeProcess, LaunchError> {
-    layout.create()?;
+    layout.create().map_err(SpawnError::from)?;
     if let Some(instructions) = &config.instructions {
-        std::fs::write(layout.instructions_file(), instructions).map_err(|source| {
-            SpawnError::StateDir {
-                path: layout.root().to_owned(),
-                source,
-            }
-        })?;
+        layout
+            .write_file(&layout.instructions_file(), instructions)
+            .map_err(SpawnError::from)?;
     }
     let Spawned {
         child,

@@ -8,8 +8,7 @@
 use std::ops::Deref;
 use std::path::PathBuf;
 
-use switchboard_adapter_kit::process::SpawnError;
-use switchboard_adapter_kit::state_dir::StateDir;
+use switchboard_adapter_kit::state_dir::{StateDir, StateDirError};
 
 /// The file that keeps the native session id, chosen by the adapter and kept across evictions
 /// and restarts.
@@ -54,7 +53,7 @@ impl StateLayout {
     }
 
     /// Creates the folders claude needs.
-    pub fn create(&self) -> Result<(), SpawnError> {
+    pub fn create(&self) -> Result<(), StateDirError> {
         self.create_dirs(&[self.home(), self.config_dir(), self.tmp_dir()])
     }
 }

@@ -18,10 +18,12 @@
 //! - [`web_search`]: `WebSearch` calls (and provider search blocks) as `web_search_call`s.
 //! - [`turn`]: the per-Turn driver: calls, steering, cancel, deadline.
 //! - [`resume`]: the native session id, `--session-id` or `--resume`.
-//! - [`executor`]: the [`SessionExecutor`](switchboard_protocol::SessionExecutor), evictable.
+//! - [`executor`]: the [`SessionExecutor`], evictable.
 //!
-//! What is not claude's (the hermetic process, the executor's process slot, the Turn loop and its
-//! deadline, the receipt table, JSON lines) is `switchboard_adapter_kit`'s.
+//! What is not claude's (the `Adapter` itself, the hermetic process, the executor's process slot,
+//! the Turn loop with its deadline and commands, the receipt table, JSON lines) is
+//! `switchboard_adapter_kit`'s: this crate declares the harness ([`NativeHarness`]) and speaks
+//! its protocol.
 
 pub mod binary;
 pub mod events;
@@ -39,49 +41,36 @@ pub mod structured;
 pub mod turn;
 pub mod web_search;
 
-use std::path::PathBuf;
-use std::time::Duration;
-
 use async_trait::async_trait;
 use serde_json::Value;
+use switchboard_adapter_kit::adapter::{Launch, NativeAdapter, NativeHarness};
+use switchboard_adapter_kit::binary::PinnedBinary;
 use switchboard_protocol::configuration::{
     ContextSize, HarnessId, ProviderProtocol, ReasoningEffort, ServiceTier, Verbosity,
     WebSearchMode,
 };
-use switchboard_protocol::{
-    Adapter, AdapterError, Capabilities, HarnessAdvertisement, PrepareRequest,
-    SessionConfiguration, SessionExecutor,
-};
+use switchboard_protocol::{AdapterError, Capabilities, SessionConfiguration, SessionExecutor};
 
 pub use binary::PINNED_VERSION;
 pub use executor::ClaudeExecutor;
 pub use switchboard_adapter_kit::turn::DEFAULT_TURN_DEADLINE;
 
-/// The Claude Code [`Adapter`].
-#[derive(Debug, Clone)]
-pub struct ClaudeAdapter {
-    binary: PathBuf,
-    turn_deadline: Duration,
-}
+/// The Claude Code [`Adapter`](switchboard_protocol::Adapter).
+pub type ClaudeAdapter = NativeAdapter<ClaudeCode>;
 
-impl ClaudeAdapter {
-    pub fn new(binary: PathBuf) -> Self {
-        ClaudeAdapter {
-            binary,
-            turn_deadline: DEFAULT_TURN_DEADLINE,
-        }
-    }
+/// What Claude Code adds to the shared adapter (no settings of its own).
+#[derive(Debug, Clone, Default)]
+pub struct ClaudeCode;
 
-    /// Sets the per-Turn deadline (a Turn still running then is interrupted and fails).
-    pub fn with_turn_deadline(mut self, deadline: Duration) -> Self {
-        self.turn_deadline = deadline;
-        self
-    }
+#[async_trait]
+impl NativeHarness for ClaudeCode {
+    const HARNESS: HarnessId = HarnessId::ClaudeCode;
+    const PINNED: PinnedBinary = binary::PINNED;
 
     /// What this adapter implements, for the Runtime's advertisement. Each is exercised against
     /// the pinned binary by this crate's tests; MCP servers, workspaces and Subagent
     /// observations are not implemented yet.
-    pub fn capabilities() -> Capabilities {
+    fn capabilities() -> Capabilities {
         Capabilities {
             streaming: true,
             usage: true,
@@ -104,6 +93,14 @@ impl ClaudeAdapter {
             subagent_control: true,
             ..Capabilities::default()
         }
+    }
+
+    fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
+        validate(config)
+    }
+
+    async fn prepare(&self, launch: Launch) -> Result<Box<dyn SessionExecutor>, AdapterError> {
+        Ok(Box::new(ClaudeExecutor::prepare(launch).await?))
     }
 }
 
@@ -219,35 +216,6 @@ fn validate_harness_config(config: &SessionConfiguration) -> Result<(), AdapterE
         }
     }
     Ok(())
-}
-
-#[async_trait]
-impl Adapter for ClaudeAdapter {
-    fn harness(&self) -> HarnessId {
-        HarnessId::ClaudeCode
-    }
-
-    async fn advertise(&self) -> HarnessAdvertisement {
-        binary::PINNED
-            .advertise(HarnessId::ClaudeCode, &self.binary, Self::capabilities())
-            .await
-    }
-
-    async fn prepare(
-        &self,
-        request: PrepareRequest,
-    ) -> Result<Box<dyn SessionExecutor>, AdapterError> {
-        validate(&request.configuration)?;
-        switchboard_adapter_kit::binary::require(&self.binary)?;
-        let executor = ClaudeExecutor::prepare(
-            self.binary.clone(),
-            request.state_dir,
-            request.configuration,
-            self.turn_deadline,
-        )
-        .await?;
-        Ok(Box::new(executor))
-    }
 }
 
 #[cfg(test)]

@@ -28,12 +28,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use switchboard_adapter_kit::receipts::CallChange;
-use switchboard_adapter_kit::turn::{self, TurnDriver, TurnIo, stopped};
+use switchboard_adapter_kit::turn::{self, StopRequests, TurnCommands, TurnDriver, TurnIo};
 use switchboard_protocol::messages::{MessagePhase, Usage};
 use switchboard_protocol::{
     AdapterError, AdapterEvent, FunctionResultContent, InputPart, Receipt, TurnControl,
 };
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::events::{Messages, add_usage, is_root_live, result_error, result_usage};
 use crate::functions::call_result;
@@ -45,18 +45,10 @@ use crate::stream::{Connection, Inbound, StreamError};
 use crate::structured::StructuredOutput;
 use crate::web_search::WebSearches;
 
-/// Requests from [`ClaudeTurnControl`] that need the driver's state.
-enum Command {
-    Submit {
-        call_id: String,
-        result: FunctionResultContent,
-        reply: oneshot::Sender<Receipt>,
-    },
-    Steer {
-        content: Value,
-        reply: oneshot::Sender<Result<(), AdapterError>>,
-    },
-    CancelRequested,
+/// A steer from [`ClaudeTurnControl`]: a further `user` line, accepted once claude reports it.
+struct Steer {
+    content: Value,
+    reply: oneshot::Sender<Result<(), AdapterError>>,
 }
 
 /// Why the loop stopped.
@@ -90,8 +82,7 @@ pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
         unacknowledged: HashMap::new(),
         native_running: false,
         usage: None,
-        cancel_requested: false,
-        timed_out: false,
+        stop: StopRequests::default(),
     };
     let commands = turn::spawn(driver, setup.io, setup.deadline);
     Arc::new(ClaudeTurnControl {
@@ -113,13 +104,12 @@ struct Driver {
     /// A native turn is under way (its `result` has not arrived).
     native_running: bool,
     usage: Option<Usage>,
-    cancel_requested: bool,
-    timed_out: bool,
+    stop: StopRequests,
 }
 
 impl TurnDriver for Driver {
     type Inbound = Inbound;
-    type Command = Command;
+    type Command = Steer;
     type Ending = Ending;
     type Route = McpRoute;
     type Expected = ExpectedRecord;
@@ -159,34 +149,65 @@ impl TurnDriver for Driver {
         }
     }
 
-    async fn command(&mut self, command: Command) {
-        match command {
-            Command::Submit {
-                call_id,
-                result,
-                reply,
-            } => self.submit(call_id, result, reply).await,
-            Command::Steer { content, reply } => {
-                if self.cancel_requested || self.timed_out {
-                    let _ = reply.send(Err(AdapterError::Rejected {
-                        code: "turn_cancelling".into(),
-                        message: "The Turn is being cancelled.".into(),
-                    }));
-                    return;
-                }
-                let uuid = uuid::Uuid::new_v4().to_string();
-                self.outstanding.insert(uuid.clone());
-                match self.connection.send_user(&uuid, content).await {
-                    Ok(()) => {
-                        self.unacknowledged.insert(uuid, reply);
-                    }
-                    Err(error) => {
-                        self.outstanding.remove(&uuid);
-                        let _ = reply.send(Err(stream_error(error)));
-                    }
-                }
+    async fn submit(
+        &mut self,
+        call_id: String,
+        result: FunctionResultContent,
+        reply: oneshot::Sender<Receipt>,
+    ) {
+        let (route, name) = match self.calls.begin_answer(&call_id) {
+            Ok(found) => found,
+            Err(refusal) => {
+                let _ = reply.send(refusal);
+                return;
             }
-            Command::CancelRequested => self.cancel_requested = true,
+        };
+        // Content claude cannot take is refused before anything is written: the call stays
+        // pending for a result it can take.
+        let mcp_result = match call_result(&result) {
+            Ok(mcp_result) => mcp_result,
+            Err(error) => {
+                let _ = reply.send(Receipt::refused("unsupported_content", error.to_string()));
+                return;
+            }
+        };
+        let response =
+            json!({"mcp_response": {"jsonrpc": "2.0", "id": route.mcp_id, "result": mcp_result}});
+        match self
+            .connection
+            .respond(&route.control_request_id, response)
+            .await
+        {
+            Ok(()) => self
+                .calls
+                .answered(&call_id, ExpectedRecord::new(&name, &result), reply),
+            Err(error) => {
+                self.calls.undelivered(&call_id);
+                let _ = reply.send(Receipt::Unconfirmed {
+                    reason: format!("writing the result failed: {error}"),
+                });
+            }
+        }
+    }
+
+    async fn command(&mut self, Steer { content, reply }: Steer) {
+        if self.stop.stopping() {
+            let _ = reply.send(Err(AdapterError::Rejected {
+                code: "turn_cancelling".into(),
+                message: "The Turn is being cancelled.".into(),
+            }));
+            return;
+        }
+        let uuid = uuid::Uuid::new_v4().to_string();
+        self.outstanding.insert(uuid.clone());
+        match self.connection.send_user(&uuid, content).await {
+            Ok(()) => {
+                self.unacknowledged.insert(uuid, reply);
+            }
+            Err(error) => {
+                self.outstanding.remove(&uuid);
+                let _ = reply.send(Err(stream_error(error)));
+            }
         }
     }
 
@@ -194,9 +215,18 @@ impl TurnDriver for Driver {
         &mut self.calls
     }
 
-    fn on_deadline(&mut self) {
-        self.timed_out = true;
-        self.interrupt();
+    fn stop_requests(&mut self) -> &mut StopRequests {
+        &mut self.stop
+    }
+
+    /// Sends `interrupt` without waiting in the loop, which must go on draining claude's output.
+    fn interrupt(&self) {
+        let connection = self.connection.clone();
+        tokio::spawn(async move {
+            let _ = connection
+                .request(interrupt_request(), CONTROL_TIMEOUT)
+                .await;
+        });
     }
 
     /// The Turn's closing events; the last one is terminal.
@@ -207,7 +237,7 @@ impl TurnDriver for Driver {
             Ending::Result(result) => result,
             Ending::InputCancelled => {
                 self.messages.abandon(&mut out);
-                out.push(self.stopped(usage, |usage| AdapterEvent::Failed {
+                out.push(self.stop.stopped(usage, |usage| AdapterEvent::Failed {
                     code: "server_error".into(),
                     message: "claude cancelled the Turn's input.".into(),
                     http_status: None,
@@ -218,7 +248,7 @@ impl TurnDriver for Driver {
         };
         let succeeded = result.get("is_error").and_then(Value::as_bool) != Some(true)
             && result.get("subtype").and_then(Value::as_str) == Some("success");
-        if succeeded && !self.timed_out {
+        if succeeded && !self.stop.timed_out {
             match &mut self.structured {
                 None => {
                     self.messages.finish(true, &mut out);
@@ -257,7 +287,7 @@ impl TurnDriver for Driver {
             return out;
         }
         self.messages.abandon(&mut out);
-        out.push(self.stopped(usage, |usage| {
+        out.push(self.stop.stopped(usage, |usage| {
             let (code, message, http_status) = result_error(&result);
             AdapterEvent::Failed {
                 code,
@@ -279,15 +309,6 @@ impl TurnDriver for Driver {
 }
 
 impl Driver {
-    /// The terminal event of a Turn claude ended unsuccessfully ([`stopped`]).
-    fn stopped(
-        &self,
-        usage: Option<Usage>,
-        failed: impl FnOnce(Option<Usage>) -> AdapterEvent,
-    ) -> AdapterEvent {
-        stopped(self.timed_out, self.cancel_requested, usage, failed)
-    }
-
     fn message(&mut self, message: Value, out: &mut Vec<AdapterEvent>) -> Option<Ending> {
         match message.get("type").and_then(Value::as_str) {
             Some("stream_event") => {
@@ -382,7 +403,7 @@ impl Driver {
         }
         // An interrupt (cancel or deadline) dropped whatever was still queued: this result is
         // the last.
-        if self.outstanding.is_empty() || self.cancel_requested || self.timed_out {
+        if self.outstanding.is_empty() || self.stop.stopping() {
             return Some(Ending::Result(result));
         }
         // A steer arrived after the last model request: claude runs it as a native turn of its
@@ -407,57 +428,6 @@ impl Driver {
             });
         }
     }
-
-    async fn submit(
-        &mut self,
-        call_id: String,
-        result: FunctionResultContent,
-        reply: oneshot::Sender<Receipt>,
-    ) {
-        let (route, name) = match self.calls.begin_answer(&call_id) {
-            Ok(found) => found,
-            Err(refusal) => {
-                let _ = reply.send(refusal);
-                return;
-            }
-        };
-        // Content claude cannot take is refused before anything is written: the call stays
-        // pending for a result it can take.
-        let mcp_result = match call_result(&result) {
-            Ok(mcp_result) => mcp_result,
-            Err(error) => {
-                let _ = reply.send(Receipt::refused("unsupported_content", error.to_string()));
-                return;
-            }
-        };
-        let response =
-            json!({"mcp_response": {"jsonrpc": "2.0", "id": route.mcp_id, "result": mcp_result}});
-        match self
-            .connection
-            .respond(&route.control_request_id, response)
-            .await
-        {
-            Ok(()) => self
-                .calls
-                .answered(&call_id, ExpectedRecord::new(&name, &result), reply),
-            Err(error) => {
-                self.calls.undelivered(&call_id);
-                let _ = reply.send(Receipt::Unconfirmed {
-                    reason: format!("writing the result failed: {error}"),
-                });
-            }
-        }
-    }
-
-    /// Sends `interrupt` without waiting in the loop, which must go on draining claude's output.
-    fn interrupt(&self) {
-        let connection = self.connection.clone();
-        tokio::spawn(async move {
-            let _ = connection
-                .request(interrupt_request(), CONTROL_TIMEOUT)
-                .await;
-        });
-    }
 }
 
 /// `interrupt` that also drops the Turn's queued input (see the module docs).
@@ -480,7 +450,7 @@ pub fn stream_error(error: StreamError) -> AdapterError {
 /// The caller's handle on a running Turn.
 pub struct ClaudeTurnControl {
     connection: Arc<Connection>,
-    commands: mpsc::Sender<Command>,
+    commands: TurnCommands<Steer>,
 }
 
 #[async_trait]
@@ -490,21 +460,13 @@ impl TurnControl for ClaudeTurnControl {
         call_id: &str,
         result: FunctionResultContent,
     ) -> Receipt {
-        turn::submit(&self.commands, |reply| Command::Submit {
-            call_id: call_id.to_owned(),
-            result,
-            reply,
-        })
-        .await
+        self.commands.submit_function_result(call_id, result).await
     }
 
     async fn steer(&self, input: Vec<InputPart>) -> Result<(), AdapterError> {
         let content = user_content(&input)?;
         let (reply, accepted) = oneshot::channel();
-        self.commands
-            .send(Command::Steer { content, reply })
-            .await
-            .map_err(|_| AdapterError::NoActiveTurn)?;
+        self.commands.send(Steer { content, reply }).await?;
         // A Turn that ends before claude reported the line drops the reply.
         match tokio::time::timeout(CONTROL_TIMEOUT, accepted).await {
             Ok(Ok(outcome)) => outcome,
@@ -515,10 +477,7 @@ impl TurnControl for ClaudeTurnControl {
 
     async fn cancel(&self) -> Result<(), AdapterError> {
         // Tell the driver first, so the interrupted turn's result is read as our cancel.
-        self.commands
-            .send(Command::CancelRequested)
-            .await
-            .map_err(|_| AdapterError::NoActiveTurn)?;
+        self.commands.request_cancel().await?;
         self.connection
             .request(interrupt_request(), CONTROL_TIMEOUT)
             .await

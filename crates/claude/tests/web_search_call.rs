@@ -53,18 +53,7 @@ async fn web_search_runs_at_the_provider_and_is_counted() {
             .contains("weather.example/paris"),
         "the search's sources reached the model"
     );
-    let searches: Vec<_> = events
-        .iter()
-        .enumerate()
-        .filter_map(|(at, e)| match e {
-            AdapterEvent::WebSearchCall {
-                item_id,
-                status,
-                action,
-            } => Some((at, item_id.clone(), *status, action.clone())),
-            _ => None,
-        })
-        .collect();
+    let searches = web_search_calls(&events);
     let action = Some(WebSearchAction::Search {
         query: Some("weather in Paris".into()),
         queries: None,

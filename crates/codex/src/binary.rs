@@ -4,8 +4,6 @@
 //! Switchboard executes that native binary directly (no Node in between). The pins come from
 //! `switchboard_pins` (`crates/pins/pins.env`), which every other reader shares.
 
-use std::path::{Path, PathBuf};
-
 use switchboard_adapter_kit::binary::PinnedBinary;
 
 /// The pinned `@openai/codex` npm version.
@@ -29,22 +27,7 @@ pub const PINNED: PinnedBinary = PinnedBinary {
     parse_version,
 };
 
-/// The native binary of an install made by `scripts/install-harnesses.sh` under `repo_root`.
-pub fn installed_binary(repo_root: &Path) -> PathBuf {
-    PINNED.installed_binary(repo_root)
-}
-
-/// `$SWITCHBOARD_CODEX_BIN` when set, else the install under `repo_root`; `None` when the file
-/// does not exist.
-pub fn locate(repo_root: &Path) -> Option<PathBuf> {
-    PINNED.locate(repo_root)
-}
-
-/// Runs `codex --version` and returns the version (`codex-cli 0.171.0` → `0.171.0`).
-pub async fn probe_version(binary: &Path) -> Option<String> {
-    PINNED.probe_version(binary).await
-}
-
+/// The version in what `--version` printed (`codex-cli 0.171.0` → `0.171.0`).
 fn parse_version(text: &str) -> Option<String> {
     text.split_whitespace().last().map(str::to_owned)
 }

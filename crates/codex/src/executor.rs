@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
+use switchboard_adapter_kit::adapter::Launch;
 use switchboard_adapter_kit::executor::{ProcessSlot, SlotGuard};
 use switchboard_protocol::{
     AdapterError, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
@@ -44,21 +45,15 @@ impl CodexExecutor {
     /// Prepares the Session: launches codex and opens (or resumes) its thread, so a bad
     /// configuration (or managed requirements it cannot run under) fails here rather than at
     /// the first Turn.
-    pub async fn prepare(
-        binary: PathBuf,
-        state_dir: PathBuf,
-        config: SessionConfiguration,
-        turn_deadline: Duration,
-        managed_dir: PathBuf,
-    ) -> Result<Self, AdapterError> {
-        let layout = StateLayout::new(state_dir);
+    pub async fn prepare(launch: Launch, managed_dir: PathBuf) -> Result<Self, AdapterError> {
+        let layout = StateLayout::new(launch.state_dir);
         let thread_id = load_thread_id(&layout);
         let inner = Arc::new(Inner {
-            binary,
-            overrides: config_overrides(&config),
+            binary: launch.binary,
+            overrides: config_overrides(&launch.configuration),
             layout,
-            config,
-            turn_deadline,
+            config: launch.configuration,
+            turn_deadline: launch.turn_deadline,
             managed_dir,
             slot: ProcessSlot::default(),
             thread_id: StdMutex::new(thread_id),

@@ -65,7 +65,9 @@ pub async fn launch(
     overrides: &[String],
     api_key: &str,
 ) -> Result<CodexProcess, LaunchError> {
-    layout.create_dirs(&[layout.codex_home()])?;
+    layout
+        .create_dirs(&[layout.codex_home()])
+        .map_err(SpawnError::from)?;
     let Spawned {
         child,
         stdin,

@@ -14,10 +14,12 @@
 //! - [`receipts`]: confirming a result only on its matching native observation.
 //! - [`events`]: codex notifications as adapter events (phases, usage, error codes).
 //! - [`turn`]: the per-Turn driver: calls, cancel, steer, deadline.
-//! - [`executor`]: the [`SessionExecutor`](switchboard_protocol::SessionExecutor), evictable.
+//! - [`executor`]: the [`SessionExecutor`], evictable.
 //!
-//! What is not codex's (the hermetic process, the executor's process slot, the Turn loop and its
-//! deadline, the receipt table, JSON lines) is `switchboard_adapter_kit`'s.
+//! What is not codex's (the `Adapter` itself, the hermetic process, the executor's process slot,
+//! the Turn loop with its deadline and commands, the receipt table, JSON lines) is
+//! `switchboard_adapter_kit`'s: this crate declares the harness ([`NativeHarness`]) and speaks
+//! its protocol.
 
 pub mod binary;
 pub mod dynamic_tools;
@@ -32,50 +34,48 @@ pub mod resume;
 pub mod turn;
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use async_trait::async_trait;
+use switchboard_adapter_kit::adapter::{Launch, NativeAdapter, NativeHarness};
+use switchboard_adapter_kit::binary::PinnedBinary;
 use switchboard_protocol::configuration::{HarnessId, ProviderProtocol};
-use switchboard_protocol::{
-    Adapter, AdapterError, Capabilities, HarnessAdvertisement, PrepareRequest,
-    SessionConfiguration, SessionExecutor,
-};
+use switchboard_protocol::{AdapterError, Capabilities, SessionConfiguration, SessionExecutor};
 
 pub use binary::PINNED_VERSION;
 pub use executor::CodexExecutor;
 pub use switchboard_adapter_kit::turn::DEFAULT_TURN_DEADLINE;
 
-/// The Codex [`Adapter`].
+/// The Codex [`Adapter`](switchboard_protocol::Adapter).
+pub type CodexAdapter = NativeAdapter<Codex>;
+
+/// What codex adds to the shared adapter: where its managed requirements are read from.
 #[derive(Debug, Clone)]
-pub struct CodexAdapter {
-    binary: PathBuf,
-    turn_deadline: Duration,
+pub struct Codex {
     managed_dir: PathBuf,
 }
 
-impl CodexAdapter {
-    pub fn new(binary: PathBuf) -> Self {
-        CodexAdapter {
-            binary,
-            turn_deadline: DEFAULT_TURN_DEADLINE,
+impl Default for Codex {
+    fn default() -> Self {
+        Codex {
             managed_dir: PathBuf::from(managed::SYSTEM_DIR),
         }
     }
+}
 
-    /// Sets where codex's managed files are read from (codex's own is `/etc/codex`).
-    pub fn with_managed_dir(mut self, dir: PathBuf) -> Self {
-        self.managed_dir = dir;
-        self
+impl Codex {
+    /// Codex with its managed files read from `dir` (codex's own is `/etc/codex`).
+    pub fn with_managed_dir(dir: PathBuf) -> Self {
+        Codex { managed_dir: dir }
     }
+}
 
-    /// Sets the per-Turn deadline (a Turn still running then is interrupted and fails).
-    pub fn with_turn_deadline(mut self, deadline: Duration) -> Self {
-        self.turn_deadline = deadline;
-        self
-    }
+#[async_trait]
+impl NativeHarness for Codex {
+    const HARNESS: HarnessId = HarnessId::Codex;
+    const PINNED: PinnedBinary = binary::PINNED;
 
     /// What this adapter implements, for the Runtime's advertisement.
-    pub fn capabilities() -> Capabilities {
+    fn capabilities() -> Capabilities {
         Capabilities {
             streaming: true,
             usage: true,
@@ -101,6 +101,15 @@ impl CodexAdapter {
             ..Capabilities::default()
         }
     }
+
+    fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
+        validate(config)
+    }
+
+    async fn prepare(&self, launch: Launch) -> Result<Box<dyn SessionExecutor>, AdapterError> {
+        let executor = CodexExecutor::prepare(launch, self.managed_dir.clone()).await?;
+        Ok(Box::new(executor))
+    }
 }
 
 /// Rejects what this adapter cannot run, before any process starts. Every rule here is also
@@ -124,34 +133,4 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
     }
     dynamic_tools::validate_names(&config.function_tools)
         .map_err(AdapterError::InvalidConfiguration)
-}
-
-#[async_trait]
-impl Adapter for CodexAdapter {
-    fn harness(&self) -> HarnessId {
-        HarnessId::Codex
-    }
-
-    async fn advertise(&self) -> HarnessAdvertisement {
-        binary::PINNED
-            .advertise(HarnessId::Codex, &self.binary, Self::capabilities())
-            .await
-    }
-
-    async fn prepare(
-        &self,
-        request: PrepareRequest,
-    ) -> Result<Box<dyn SessionExecutor>, AdapterError> {
-        validate(&request.configuration)?;
-        switchboard_adapter_kit::binary::require(&self.binary)?;
-        let executor = CodexExecutor::prepare(
-            self.binary.clone(),
-            request.state_dir,
-            request.configuration,
-            self.turn_deadline,
-            self.managed_dir.clone(),
-        )
-        .await?;
-        Ok(Box::new(executor))
-    }
 }

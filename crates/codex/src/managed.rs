@@ -10,7 +10,7 @@
 //! refuses to start when they force `features.code_mode` or `features.code_mode_only` on; a file
 //! that cannot be read or parsed refuses it too, since codex would not start on it either.
 //!
-//! The directory is the adapter's launch configuration ([`crate::CodexAdapter::with_managed_dir`]),
+//! The directory is the adapter's launch configuration ([`crate::Codex::with_managed_dir`]),
 //! so tests plant files in a temporary one instead of `/etc`.
 
 use std::path::{Path, PathBuf};

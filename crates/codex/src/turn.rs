@@ -7,18 +7,19 @@
 //! connection forever): it sends `turn/interrupt` too, and fails the Turn with
 //! `request_timeout`.
 
+use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use switchboard_adapter_kit::receipts::CallChange;
-use switchboard_adapter_kit::turn::{self, TurnDriver, TurnIo, stopped};
+use switchboard_adapter_kit::turn::{self, StopRequests, TurnCommands, TurnDriver, TurnIo};
 use switchboard_protocol::messages::{Usage, WebSearchStatus};
 use switchboard_protocol::{
     AdapterError, AdapterEvent, FunctionResultContent, InputPart, Receipt, TurnControl,
 };
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use crate::dynamic_tools::{ToolCallRequest, content_items, tool_call_response};
 use crate::events::{
@@ -33,16 +34,6 @@ use crate::receipts::{self, CallTable, Expected, observe_completed, observe_reso
 pub struct TurnIds {
     pub thread_id: String,
     pub turn_id: String,
-}
-
-/// Requests from [`CodexTurnControl`] that need the driver's state.
-enum Command {
-    Submit {
-        call_id: String,
-        result: FunctionResultContent,
-        reply: oneshot::Sender<Receipt>,
-    },
-    CancelRequested,
 }
 
 /// Codex `UserInput` for protocol input parts.
@@ -73,8 +64,7 @@ pub fn spawn(
         calls: receipts::new_table(),
         messages: Messages::default(),
         usage: UsageTracker::default(),
-        cancel_requested: false,
-        timed_out: false,
+        stop: StopRequests::default(),
         last_error: None,
     };
     let commands = turn::spawn(driver, io, deadline);
@@ -91,15 +81,14 @@ struct Driver {
     calls: CallTable,
     messages: Messages,
     usage: UsageTracker,
-    cancel_requested: bool,
-    timed_out: bool,
+    stop: StopRequests,
     /// The last non-retried `error` notification, in case `turn/completed` carries none.
     last_error: Option<Value>,
 }
 
 impl TurnDriver for Driver {
     type Inbound = Inbound;
-    type Command = Command;
+    type Command = Infallible;
     type Ending = Value;
     type Route = Value;
     type Expected = Expected;
@@ -168,50 +157,61 @@ impl TurnDriver for Driver {
         }
     }
 
-    async fn command(&mut self, command: Command) {
-        match command {
-            Command::Submit {
-                call_id,
-                result,
-                reply,
-            } => {
-                let request_id = match self.calls.begin_answer(&call_id) {
-                    Ok((request_id, _)) => request_id,
-                    Err(refusal) => {
-                        let _ = reply.send(refusal);
-                        return;
-                    }
-                };
-                match self
-                    .connection
-                    .respond(&request_id, tool_call_response(&result))
-                    .await
-                {
-                    Ok(()) => {
-                        let expected = Expected {
-                            content_items: content_items(&result),
-                            success: result.success,
-                        };
-                        self.calls.answered(&call_id, expected, reply)
-                    }
-                    Err(error) => {
-                        let _ = reply.send(Receipt::Unconfirmed {
-                            reason: format!("writing the result failed: {error}"),
-                        });
-                    }
-                }
+    async fn submit(
+        &mut self,
+        call_id: String,
+        result: FunctionResultContent,
+        reply: oneshot::Sender<Receipt>,
+    ) {
+        let request_id = match self.calls.begin_answer(&call_id) {
+            Ok((request_id, _)) => request_id,
+            Err(refusal) => {
+                let _ = reply.send(refusal);
+                return;
             }
-            Command::CancelRequested => self.cancel_requested = true,
+        };
+        match self
+            .connection
+            .respond(&request_id, tool_call_response(&result))
+            .await
+        {
+            Ok(()) => {
+                let expected = Expected {
+                    content_items: content_items(&result),
+                    success: result.success,
+                };
+                self.calls.answered(&call_id, expected, reply)
+            }
+            Err(error) => {
+                let _ = reply.send(Receipt::Unconfirmed {
+                    reason: format!("writing the result failed: {error}"),
+                });
+            }
         }
+    }
+
+    async fn command(&mut self, command: Infallible) {
+        match command {}
     }
 
     fn calls(&mut self) -> &mut CallTable {
         &mut self.calls
     }
 
-    fn on_deadline(&mut self) {
-        self.timed_out = true;
-        self.interrupt();
+    fn stop_requests(&mut self) -> &mut StopRequests {
+        &mut self.stop
+    }
+
+    /// Sends `turn/interrupt` without waiting in the loop: codex answers it while it keeps
+    /// sending the Turn's messages, which this loop must go on draining.
+    fn interrupt(&self) {
+        let connection = self.connection.clone();
+        let params = json!({"threadId": self.ids.thread_id, "turnId": self.ids.turn_id});
+        tokio::spawn(async move {
+            let _ = connection
+                .request("turn/interrupt", params, CONTROL_TIMEOUT)
+                .await;
+        });
     }
 
     /// The Turn's closing events; the last one is terminal.
@@ -238,7 +238,7 @@ impl TurnDriver for Driver {
         };
         out.push(match status {
             "completed" => AdapterEvent::Completed { usage },
-            "interrupted" => stopped(self.timed_out, self.cancel_requested, usage, failed),
+            "interrupted" => self.stop.stopped(usage, failed),
             _ => failed(usage),
         });
         out
@@ -289,25 +289,13 @@ impl Driver {
             )
             .await;
     }
-
-    /// Sends `turn/interrupt` without waiting in the loop: codex answers it while it keeps
-    /// sending the Turn's messages, which this loop must go on draining.
-    fn interrupt(&self) {
-        let connection = self.connection.clone();
-        let params = json!({"threadId": self.ids.thread_id, "turnId": self.ids.turn_id});
-        tokio::spawn(async move {
-            let _ = connection
-                .request("turn/interrupt", params, CONTROL_TIMEOUT)
-                .await;
-        });
-    }
 }
 
 /// The caller's handle on a running Turn.
 pub struct CodexTurnControl {
     connection: Arc<Connection>,
     ids: TurnIds,
-    commands: mpsc::Sender<Command>,
+    commands: TurnCommands<Infallible>,
 }
 
 #[async_trait]
@@ -317,12 +305,7 @@ impl TurnControl for CodexTurnControl {
         call_id: &str,
         result: FunctionResultContent,
     ) -> Receipt {
-        turn::submit(&self.commands, |reply| Command::Submit {
-            call_id: call_id.to_owned(),
-            result,
-            reply,
-        })
-        .await
+        self.commands.submit_function_result(call_id, result).await
     }
 
     async fn steer(&self, input: Vec<InputPart>) -> Result<(), AdapterError> {
@@ -340,10 +323,7 @@ impl TurnControl for CodexTurnControl {
 
     async fn cancel(&self) -> Result<(), AdapterError> {
         // Tell the driver first, so an interrupted completion is read as our cancel.
-        self.commands
-            .send(Command::CancelRequested)
-            .await
-            .map_err(|_| AdapterError::NoActiveTurn)?;
+        self.commands.request_cancel().await?;
         let params = json!({"threadId": self.ids.thread_id, "turnId": self.ids.turn_id});
         self.connection
             .request("turn/interrupt", params, CONTROL_TIMEOUT)

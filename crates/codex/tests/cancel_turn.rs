@@ -5,7 +5,6 @@ mod support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::ExecutionControls;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_while_the_model_hangs() {
@@ -13,12 +12,8 @@ async fn cancel_while_the_model_hangs() {
         return;
     };
     let model = FakeResponses::start(Script::Hang).await;
-    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "never answered"))
-        .await
-        .unwrap();
+    let (_state, executor) = session(binary, &model.base_url(), vec![]).await;
+    let mut turn = start_user_turn(executor.as_ref(), 1, "never answered").await;
     // Cancel once codex is waiting on the model: the request reached the provider.
     tokio::time::timeout(WAIT, model.wait_for_requests(1))
         .await
@@ -32,26 +27,14 @@ async fn cancel_abandons_a_pending_call() {
     let Some(binary) = codex_binary("cancel_abandons_a_pending_call") else {
         return;
     };
-    let model = FakeResponses::start(Script::Call {
-        name: "get_weather".into(),
-        arguments: r#"{"city":"Rome"}"#.into(),
-    })
-    .await;
-    let config = configuration(
-        &model.base_url(),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather in Rome?"))
-        .await
-        .unwrap();
+    let model = weather_model(r#"{"city":"Rome"}"#).await;
+    let (_state, executor) = session(binary, &model.base_url(), vec![get_weather()]).await;
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Weather in Rome?").await;
     let call_id = next_call_id(&mut turn).await;
     cancel_abandons(&mut turn, &call_id).await;
 
     // The executor is idle again at once and runs the next Turn.
-    let mut next = executor.start_turn(user_turn(2, "again")).await.unwrap();
+    let mut next = start_user_turn(executor.as_ref(), 2, "again").await;
     let events = until_terminal_answering(&mut next, |_, _| text_result("warm")).await;
     assert_completed(&events);
 }

@@ -4,7 +4,6 @@
 
 mod support;
 
-use support::fake_responses::{FakeResponses, Script};
 use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -12,11 +11,7 @@ async fn evicted_session_resumes_its_thread_and_tools() {
     let Some(binary) = codex_binary("evicted_session_resumes_its_thread_and_tools") else {
         return;
     };
-    let model = FakeResponses::start(Script::Call {
-        name: "get_weather".into(),
-        arguments: r#"{"city":"Lyon"}"#.into(),
-    })
-    .await;
+    let model = weather_model(r#"{"city":"Lyon"}"#).await;
     let schema: serde_json::Value = serde_json::from_str(r#"{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"],"additionalProperties":false}"#).unwrap();
     let config = configuration(
         &model.base_url(),

@@ -3,9 +3,8 @@
 
 mod support;
 
-use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{ExecutionControls, FunctionResultContent, Receipt};
+use switchboard_protocol::{FunctionResultContent, Receipt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn function_result_is_confirmed_and_reaches_the_model() {
@@ -13,22 +12,10 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         return;
     };
     let arguments = r#"{"city":"Paris","days":2.50}"#;
-    let model = FakeResponses::start(Script::Call {
-        name: "get_weather".into(),
-        arguments: arguments.into(),
-    })
-    .await;
-    let config = configuration(
-        &model.base_url(),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
+    let model = weather_model(arguments).await;
+    let (_state, executor) = session(binary, &model.base_url(), vec![get_weather()]).await;
 
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather in Paris?"))
-        .await
-        .unwrap();
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Weather in Paris?").await;
 
     let (call_id, name, got) = first_call(&mut turn).await;
     assert_eq!(name, "get_weather");
@@ -72,13 +59,7 @@ async fn function_result_is_confirmed_and_reaches_the_model() {
         .clone();
     assert_eq!(tool["description"], "Get the weather for a city");
     assert_eq!(tool["parameters"]["required"], serde_json::json!(["city"]));
-    let outputs: Vec<_> = requests[1]["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["type"] == "function_call_output")
-        .cloned()
-        .collect();
+    let outputs = function_call_outputs(&requests[1]);
     assert_eq!(outputs.len(), 1);
     assert_eq!(outputs[0]["call_id"], call_id.as_str());
     assert_eq!(outputs[0]["output"], "sunny, 21.0 C");

@@ -2,32 +2,17 @@
 
 mod support;
 
-use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{
-    ExecutionControls, FunctionOutput, FunctionResultContent, InputPart, Receipt,
-};
+use switchboard_protocol::{FunctionOutput, FunctionResultContent, InputPart, Receipt};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn error_text_is_appended_and_reaches_the_model() {
     let Some(binary) = codex_binary("error_text_is_appended_and_reaches_the_model") else {
         return;
     };
-    let model = FakeResponses::start(Script::Call {
-        name: "get_weather".into(),
-        arguments: r#"{"city":"Oslo"}"#.into(),
-    })
-    .await;
-    let config = configuration(
-        &model.base_url(),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather in Oslo?"))
-        .await
-        .unwrap();
+    let model = weather_model(r#"{"city":"Oslo"}"#).await;
+    let (_state, executor) = session(binary, &model.base_url(), vec![get_weather()]).await;
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Weather in Oslo?").await;
     let call_id = next_call_id(&mut turn).await;
     let result = FunctionResultContent {
         success: false,

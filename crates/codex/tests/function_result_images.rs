@@ -4,9 +4,8 @@
 mod support;
 
 use serde_json::json;
-use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{ExecutionControls, FunctionOutput, FunctionResultContent, InputPart};
+use switchboard_protocol::{FunctionOutput, FunctionResultContent, InputPart};
 
 /// A 1×1 PNG.
 const PIXEL: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
@@ -17,21 +16,9 @@ async fn an_image_result_is_confirmed_and_reaches_the_model_in_order() {
     else {
         return;
     };
-    let model = FakeResponses::start(Script::Call {
-        name: "get_weather".into(),
-        arguments: r#"{"city":"Paris"}"#.into(),
-    })
-    .await;
-    let config = configuration(
-        &model.base_url(),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather map of Paris?"))
-        .await
-        .unwrap();
+    let model = weather_model(r#"{"city":"Paris"}"#).await;
+    let (_state, executor) = session(binary, &model.base_url(), vec![get_weather()]).await;
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Weather map of Paris?").await;
     let (call_id, _, _) = first_call(&mut turn).await;
 
     let result = FunctionResultContent {
@@ -56,13 +43,7 @@ async fn an_image_result_is_confirmed_and_reaches_the_model_in_order() {
 
     let requests = model_requests(&model.journal());
     assert_eq!(requests.len(), 2);
-    let outputs: Vec<_> = requests[1]["input"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|i| i["type"] == "function_call_output")
-        .cloned()
-        .collect();
+    let outputs = function_call_outputs(&requests[1]);
     assert_eq!(outputs.len(), 1);
     assert_eq!(outputs[0]["call_id"], call_id.as_str());
     // The image URL is unchanged; `detail: "high"` is codex's own default for a tool image.

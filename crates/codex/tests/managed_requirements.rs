@@ -4,13 +4,16 @@
 //! off. The managed directory is the adapter's (codex's own is `/etc/codex`), so the files are
 //! planted in a temporary one.
 
+// Test code: its helpers outside `#[test]` fail the test on a failed step too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use std::path::Path;
 use std::time::Duration;
 
 use support::*;
-use switchboard_codex::CodexAdapter;
+use switchboard_codex::{Codex, CodexAdapter};
 use switchboard_protocol::{
     Adapter, AdapterError, ExecutionControls, PrepareRequest, ProgrammaticToolCallingControl,
     SessionExecutor,
@@ -19,9 +22,8 @@ use switchboard_protocol::{
 const FORCING: &str = "[features]\ncode_mode = true\n";
 
 fn adapter(binary: std::path::PathBuf, managed: &Path) -> CodexAdapter {
-    CodexAdapter::new(binary)
+    CodexAdapter::with_harness(binary, Codex::with_managed_dir(managed.to_owned()))
         .with_turn_deadline(Duration::from_secs(45))
-        .with_managed_dir(managed.to_owned())
 }
 
 fn controls(enabled: bool) -> ExecutionControls {
@@ -104,7 +106,7 @@ async fn forced_code_mode_refuses_the_start_and_without_it_the_turn_runs() {
     let executor = try_prepare(&adapter, controls(false), &model.base_url(), state.path())
         .await
         .expect("prepare without managed requirements");
-    let mut turn = executor.start_turn(user_turn(1, "hi")).await.unwrap();
+    let mut turn = start_user_turn(executor.as_ref(), 1, "hi").await;
     assert_completed(&until_terminal(&mut turn).await);
     assert!(!offers_code_mode(&model));
 

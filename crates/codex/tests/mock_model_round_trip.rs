@@ -5,7 +5,6 @@
 mod support;
 
 use support::*;
-use switchboard_protocol::ExecutionControls;
 
 // The mock model's built-in default skips codex 0.171.0's own tools (`multi_agent_v1`, goals,
 // `exec_command`), so its "first offered function" is the caller's `get_weather`.
@@ -15,16 +14,8 @@ async fn mock_model_default_plays_one_function_round_trip() {
         return;
     };
     let model = mock_model(None).await;
-    let config = configuration(
-        &model.base_url(),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "What is the weather?"))
-        .await
-        .unwrap();
+    let (_state, executor) = session(binary, &model.base_url(), vec![get_weather()]).await;
+    let mut turn = start_user_turn(executor.as_ref(), 1, "What is the weather?").await;
     let mut calls = 0;
     let events = until_terminal_answering(&mut turn, |name, arguments| {
         calls += 1;

@@ -19,10 +19,7 @@ async fn output_schema_reaches_the_model_and_the_answer_is_unchanged() {
     let (_state, executor) = prepare(binary, config).await;
 
     for n in 1..=2 {
-        let mut turn = executor
-            .start_turn(user_turn(n, "Answer in JSON"))
-            .await
-            .unwrap();
+        let mut turn = start_user_turn(executor.as_ref(), n, "Answer in JSON").await;
         let events = until_terminal(&mut turn).await;
         assert_completed(&events);
         assert_eq!(

@@ -1,49 +1,44 @@
 //! Steering: input added to a running Turn is accepted by codex (`turn/steer` with the
 //! expected Turn id) and reaches the model; steering without a running Turn is refused.
 
+// Test code: its helpers outside `#[test]` fail the test on a failed step too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
-use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{ExecutionControls, InputPart, Receipt};
+use switchboard_protocol::{InputPart, Receipt, TurnHandle};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn steered_input_joins_the_running_turn() {
-    let Some(binary) = codex_binary("steered_input_joins_the_running_turn") else {
-        return;
-    };
-    let model = FakeResponses::start(Script::Call {
-        name: "get_weather".into(),
-        arguments: r#"{"city":"Nice"}"#.into(),
-    })
-    .await;
-    let config = configuration(
-        &model.base_url(),
-        vec![get_weather()],
-        ExecutionControls::default(),
-    );
-    let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather in Nice?"))
-        .await
-        .unwrap();
-    // While the call is pending the Turn is certainly running.
-    let call_id = next_call_id(&mut turn).await;
+/// Steers `STEERED: in Celsius please` into the Turn while its weather call is pending (so the
+/// Turn is certainly running), answers the call (confirmed), and answers whatever else the model
+/// asks (the steered message starts a new model round) until the Turn completes.
+async fn steer_during_the_call_then_complete(turn: &mut TurnHandle) {
+    let call_id = next_call_id(turn).await;
     turn.control
         .steer(vec![InputPart::InputText {
             text: "STEERED: in Celsius please".into(),
         }])
         .await
-        .unwrap();
+        .expect("the steer is accepted");
     assert_eq!(
         turn.control
             .submit_function_result(&call_id, text_result("sunny"))
             .await,
         Receipt::Confirmed
     );
-    // The steered message starts a new model round; answer whatever else the model asks.
-    let events = until_terminal_answering(&mut turn, |_, _| text_result("sunny, 20 C")).await;
+    let events = until_terminal_answering(turn, |_, _| text_result("sunny, 20 C")).await;
     assert_completed(&events);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn steered_input_joins_the_running_turn() {
+    let Some(binary) = codex_binary("steered_input_joins_the_running_turn") else {
+        return;
+    };
+    let model = weather_model(r#"{"city":"Nice"}"#).await;
+    let (_state, executor) = session(binary, &model.base_url(), vec![get_weather()]).await;
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Weather in Nice?").await;
+    steer_during_the_call_then_complete(&mut turn).await;
     let requests = model_requests(&model.journal());
     assert!(
         requests.last().unwrap()["input"]
@@ -75,36 +70,15 @@ async fn steered_input_joins_under_the_output_schema() {
         "required": ["answer"],
         "additionalProperties": false,
     });
-    let model = FakeResponses::start(Script::Call {
-        name: "get_weather".into(),
-        arguments: r#"{"city":"Nice"}"#.into(),
-    })
-    .await;
+    let model = weather_model(r#"{"city":"Nice"}"#).await;
     let config = configuration(
         &model.base_url(),
         vec![get_weather()],
         output_schema(schema.clone()),
     );
     let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Weather in Nice?"))
-        .await
-        .unwrap();
-    let call_id = next_call_id(&mut turn).await;
-    turn.control
-        .steer(vec![InputPart::InputText {
-            text: "STEERED: in Celsius please".into(),
-        }])
-        .await
-        .unwrap();
-    assert_eq!(
-        turn.control
-            .submit_function_result(&call_id, text_result("sunny"))
-            .await,
-        Receipt::Confirmed
-    );
-    let events = until_terminal_answering(&mut turn, |_, _| text_result("sunny, 20 C")).await;
-    assert_completed(&events);
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Weather in Nice?").await;
+    steer_during_the_call_then_complete(&mut turn).await;
 
     let requests = model_requests(&model.journal());
     let steered: Vec<_> = requests

@@ -5,7 +5,7 @@ mod support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;
-use switchboard_protocol::{AdapterEvent, ExecutionControls};
+use switchboard_protocol::AdapterEvent;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_only_turn_streams_the_final_answer() {
@@ -13,14 +13,10 @@ async fn text_only_turn_streams_the_final_answer() {
         return;
     };
     let model = FakeResponses::start(Script::Text("Hello from the model".into())).await;
-    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let (_state, executor) = prepare(binary, config).await;
+    let (_state, executor) = session(binary, &model.base_url(), vec![]).await;
     assert!(executor.native_session_id().is_some());
 
-    let mut turn = executor
-        .start_turn(user_turn(1, "Say hello"))
-        .await
-        .unwrap();
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Say hello").await;
     let events = until_terminal(&mut turn).await;
 
     assert_eq!(

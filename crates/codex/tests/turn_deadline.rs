@@ -19,7 +19,7 @@ async fn deadline_fails_a_turn_the_model_never_answers() {
     let adapter = CodexAdapter::new(binary).with_turn_deadline(Duration::from_secs(2));
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
     let (_state, executor) = prepare_fresh(&adapter, config, "codex").await;
-    let mut turn = executor.start_turn(user_turn(1, "hello?")).await.unwrap();
+    let mut turn = start_user_turn(executor.as_ref(), 1, "hello?").await;
     assert_failed(&until_terminal(&mut turn).await, "request_timeout");
     // Idle again: eviction is allowed at once.
     executor.evict().await.unwrap();

@@ -17,7 +17,7 @@ async fn tools_sent(binary: std::path::PathBuf, controls: ExecutionControls) -> 
     let model = FakeResponses::start(Script::Text("ok".into())).await;
     let config = configuration(&model.base_url(), vec![get_weather()], controls);
     let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor.start_turn(user_turn(1, "hi")).await.unwrap();
+    let mut turn = start_user_turn(executor.as_ref(), 1, "hi").await;
     let events = until_terminal(&mut turn).await;
     assert_completed(&events);
     let requests = model_requests(&model.journal());

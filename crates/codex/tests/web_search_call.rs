@@ -3,13 +3,16 @@
 //! item, and the adapter publishes it started and completed with its `search` action, before
 //! the answer, with web_search live or cached.
 
+// Test code: its helpers outside `#[test]` fail the test on a failed step too.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, WebSource};
-use switchboard_protocol::configuration::{ContextSize, WebSearchMode};
+use switchboard_protocol::AdapterEvent;
+use switchboard_protocol::configuration::WebSearchMode;
 use switchboard_protocol::messages::{WebSearchAction, WebSearchStatus};
-use switchboard_protocol::{AdapterEvent, ExecutionControls, WebSearchControl};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_provider_search_is_a_web_search_call() {
@@ -32,35 +35,12 @@ async fn search_turn(binary: std::path::PathBuf, mode: WebSearchMode) {
         Reply::web_search("weather in Paris", vec![source]).with_text("It is sunny."),
     )]);
     let model = mock_model(Some(scenario)).await;
-    let controls = ExecutionControls {
-        web_search: Some(WebSearchControl {
-            mode,
-            context_size: ContextSize::Medium,
-            allowed_domains: None,
-            location: None,
-        }),
-        ..Default::default()
-    };
-    let config = configuration(&model.base_url(), vec![], controls);
+    let config = configuration(&model.base_url(), vec![], web_search(mode));
     let (_state, executor) = prepare(binary, config).await;
-    let mut turn = executor
-        .start_turn(user_turn(1, "Search the weather"))
-        .await
-        .unwrap();
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Search the weather").await;
     let events = until_terminal(&mut turn).await;
     assert_completed(&events);
-    let searches: Vec<_> = events
-        .iter()
-        .enumerate()
-        .filter_map(|(at, e)| match e {
-            AdapterEvent::WebSearchCall {
-                item_id,
-                status,
-                action,
-            } => Some((at, item_id.clone(), *status, action.clone())),
-            _ => None,
-        })
-        .collect();
+    let searches = web_search_calls(&events);
     let action = Some(WebSearchAction::Search {
         query: Some("weather in Paris".into()),
         queries: None,

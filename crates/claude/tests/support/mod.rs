@@ -2,7 +2,8 @@
 //! configs, and read what the model was sent. What is not claude's (bounded event reads, the
 //! mock model, …) is the adapter kit's `test_support`, re-exported here.
 
-#![allow(dead_code)]
+// Shared by the test binaries (each uses some), and test code: a failed step fails the test.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -10,12 +11,10 @@ use std::time::Duration;
 use serde_json::Value;
 use switchboard_claude::ClaudeAdapter;
 use switchboard_mock_model::{MockModel, Reply, Scenario, ToolCall};
-use switchboard_protocol::configuration::{
-    ContextSize, HarnessId, ProviderProtocol, WebSearchMode,
-};
+use switchboard_protocol::configuration::{HarnessId, ProviderProtocol};
 use switchboard_protocol::{
     ExecutionControls, FunctionToolSpec, ModelProviderConfig, SessionConfiguration,
-    SessionExecutor, TurnHandle, WebSearchControl,
+    SessionExecutor, TurnHandle,
 };
 
 pub use switchboard_adapter_kit::test_support::*;
@@ -52,19 +51,6 @@ pub fn configuration(
         execution_controls: controls,
         mcp_servers: vec![],
         harness_config: None,
-    }
-}
-
-/// Execution controls with web search in `mode` (the only context size claude takes).
-pub fn web_search(mode: WebSearchMode) -> ExecutionControls {
-    ExecutionControls {
-        web_search: Some(WebSearchControl {
-            mode,
-            context_size: ContextSize::Medium,
-            allowed_domains: None,
-            location: None,
-        }),
-        ..Default::default()
     }
 }
 

@@ -5,9 +5,12 @@
 //! `fake_responses` is a small scripted Responses server that mirrors
 //! `shared/lab/fake_responses.py` and journals every request body.
 
-#![allow(dead_code)]
+// Shared by the test binaries (each uses some), and test code: a failed step fails the test.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 pub mod fake_responses;
+
+use fake_responses::{FakeResponses, Script};
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -60,6 +63,29 @@ pub async fn prepare(
     prepare_fresh(&adapter, config, "codex").await
 }
 
+/// A scripted provider whose model calls `get_weather` with `arguments`, then answers.
+pub async fn weather_model(arguments: &str) -> FakeResponses {
+    FakeResponses::start(Script::Call {
+        name: "get_weather".into(),
+        arguments: arguments.into(),
+    })
+    .await
+}
+
+/// A Session on codex against the provider at `base_url`, with `functions` and no execution
+/// controls, prepared in a fresh state directory.
+pub async fn session(
+    binary: PathBuf,
+    base_url: &str,
+    functions: Vec<FunctionToolSpec>,
+) -> (tempfile::TempDir, Box<dyn SessionExecutor>) {
+    prepare(
+        binary,
+        configuration(base_url, functions, ExecutionControls::default()),
+    )
+    .await
+}
+
 /// Requests the provider got that were model calls (`POST …/responses`).
 pub fn model_requests(journal: &[Value]) -> Vec<Value> {
     journal
@@ -70,5 +96,16 @@ pub fn model_requests(journal: &[Value]) -> Vec<Value> {
                 .is_some_and(|p| p.ends_with("/responses"))
         })
         .map(|r| r["body"].clone())
+        .collect()
+}
+
+/// The `function_call_output` items in a model request's input.
+pub fn function_call_outputs(request: &Value) -> Vec<Value> {
+    request["input"]
+        .as_array()
+        .expect("a model request has an input list")
+        .iter()
+        .filter(|i| i["type"] == "function_call_output")
+        .cloned()
         .collect()
 }
