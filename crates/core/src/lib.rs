@@ -13,6 +13,7 @@ pub mod routes;
 pub mod runtime_link;
 pub mod secrets;
 pub mod session;
+mod sync;
 
 pub use app::{AppState, CoreConfig, router};
 

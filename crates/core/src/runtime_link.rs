@@ -42,6 +42,7 @@ use crate::app::AppState;
 use crate::auth;
 use crate::edge::Failure;
 use crate::session::Engine;
+use crate::sync::lock;
 
 /// The path remote Runtimes dial.
 pub const PATH: &str = "/runtime/connect";
@@ -74,11 +75,7 @@ impl Connections {
     fn register(&self, runtime_id: &str) -> (u64, oneshot::Receiver<()>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (replace, replaced) = oneshot::channel();
-        let previous = self
-            .open
-            .lock()
-            .expect("connections lock")
-            .insert(runtime_id.to_owned(), (id, replace));
+        let previous = lock(&self.open).insert(runtime_id.to_owned(), (id, replace));
         if let Some((_, previous)) = previous {
             tracing::warn!(runtime = %runtime_id, "Runtime connected again; closing its previous connection");
             let _ = previous.send(());
@@ -87,7 +84,7 @@ impl Connections {
     }
 
     fn unregister(&self, runtime_id: &str, id: u64) {
-        let mut open = self.open.lock().expect("connections lock");
+        let mut open = lock(&self.open);
         if open
             .get(runtime_id)
             .is_some_and(|(current, _)| *current == id)

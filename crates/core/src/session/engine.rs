@@ -33,6 +33,7 @@ use super::objects::TurnStatus;
 use super::state::{Effect, Live, SessionDoc, SessionMeta, Tx};
 use crate::edge::Failure;
 use crate::secrets::SecretBox;
+use crate::sync::lock;
 
 /// How long a Runtime may take to prepare a Session (a cold harness start included).
 const PREPARE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -95,9 +96,7 @@ impl Engine {
     }
 
     fn slot(&self, id: &str) -> Slot {
-        self.sessions
-            .lock()
-            .expect("sessions lock")
+        lock(&self.sessions)
             .entry(id.to_owned())
             .or_default()
             .clone()
@@ -111,7 +110,7 @@ impl Engine {
         let mut guard = self.slot(id).lock_owned().await;
         if guard.is_none() {
             let Some(rec) = self.store.get_session(id).await? else {
-                self.sessions.lock().expect("sessions lock").remove(id);
+                lock(&self.sessions).remove(id);
                 return Err(Failure(ApiError::not_found()));
             };
             *guard = Some(self.live_from(&rec)?);
@@ -218,17 +217,14 @@ impl Engine {
         **guard = Some(tx.live);
         if let Some(settled) = before.filter(|b| Some(b) != run.as_ref()) {
             // The Turn settled: its Run takes no more frames.
-            self.runs.lock().expect("runs lock").remove(&settled);
+            lock(&self.runs).remove(&settled);
         }
         for effect in tx.effects {
             match effect {
                 Effect::Publish(event) => self.hub.publish(&id, event),
                 Effect::Send { link, id, message } => {
                     if let CoreToRuntime::ExecutionStart(start) = &*message {
-                        self.runs
-                            .lock()
-                            .expect("runs lock")
-                            .insert(start.run_id.clone(), start.session_id.clone());
+                        lock(&self.runs).insert(start.run_id.clone(), start.session_id.clone());
                     }
                     self.links.send(link, Some(id), *message).await;
                 }
@@ -249,7 +245,7 @@ impl Engine {
     /// holds or awaits its lock. Checked under the map's lock, where new holders are made, so a
     /// Session never has two locks.
     fn unload(&self, id: &str) {
-        let mut sessions = self.sessions.lock().expect("sessions lock");
+        let mut sessions = lock(&self.sessions);
         // One reference in the map, one in the committing caller's guard.
         if sessions
             .get(id)
@@ -269,7 +265,7 @@ impl Engine {
 
     /// Drops a deleted Session's state and streams.
     pub fn forget(&self, id: &str) {
-        self.sessions.lock().expect("sessions lock").remove(id);
+        lock(&self.sessions).remove(id);
         self.hub.close(id);
     }
 
@@ -322,7 +318,7 @@ impl Engine {
                     tracing::warn!(link, "a Turn frame without a Run ID is ignored");
                     return;
                 };
-                let session = self.runs.lock().expect("runs lock").get(&run_id).cloned();
+                let session = lock(&self.runs).get(&run_id).cloned();
                 let Some(session) = session else {
                     tracing::debug!(link, run = %run_id, "a frame for a settled Run is ignored");
                     return;
@@ -356,10 +352,7 @@ impl Engine {
     async fn link_lost(self: &Arc<Self>, link: u64) {
         tracing::warn!(link, "Runtime link closed");
         self.links.remove(link);
-        let slots: Vec<(String, Slot)> = self
-            .sessions
-            .lock()
-            .expect("sessions lock")
+        let slots: Vec<(String, Slot)> = lock(&self.sessions)
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
@@ -377,14 +370,14 @@ impl Engine {
                 super::frames::fail(&mut tx, "runtime_lost", "the Runtime link closed");
             } else if let Some(t) = tx.active() {
                 t.link = None;
-                self.queued.lock().expect("queued lock").push(id.clone());
+                lock(&self.queued).push(id.clone());
             }
             self.commit_logged(&mut guard, tx).await;
         }
     }
 
     fn kick_queued(self: &Arc<Self>) {
-        let queued = std::mem::take(&mut *self.queued.lock().expect("queued lock"));
+        let queued = std::mem::take(&mut *lock(&self.queued));
         for id in queued {
             let this = self.clone();
             tokio::spawn(async move { this.drive(id).await });
@@ -435,7 +428,7 @@ impl Engine {
                     }
                     // No Runtime yet, or one is installing the harness: wait for a heartbeat.
                     Err(_) => {
-                        self.queued.lock().expect("queued lock").push(id);
+                        lock(&self.queued).push(id);
                         return;
                     }
                 }
@@ -553,10 +546,7 @@ impl Engine {
             } else {
                 turn.link = None;
                 tx.touch();
-                self.queued
-                    .lock()
-                    .expect("queued lock")
-                    .push(rec.id.clone());
+                lock(&self.queued).push(rec.id.clone());
             }
             self.commit_logged(&mut guard, tx).await;
         }
