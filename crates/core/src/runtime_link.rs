@@ -38,10 +38,10 @@ use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
 use switchboard_wire::{ApiError, ErrorCode};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::app::AppState;
 use crate::auth;
 use crate::edge::Failure;
 use crate::session::Engine;
+use crate::state::AppState;
 use crate::sync::lock;
 
 /// The path remote Runtimes dial.

@@ -22,16 +22,15 @@ use switchboard_protocol::messages::{
 };
 use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
 use switchboard_store::{SessionRecord, Store, StoreError};
-use switchboard_wire::ApiError;
 use switchboard_wire::ids::{IdKind, new_id};
 use tokio::sync::{OwnedMutexGuard, mpsc};
 
 use super::configuration::{configuration, snapshot};
+use super::error::SessionError;
 use super::hub::Hub;
 use super::links::{Links, Unavailable};
 use super::objects::TurnStatus;
 use super::state::{Effect, Live, SessionDoc, SessionMeta, Tx};
-use crate::edge::Failure;
 use crate::secrets::SecretBox;
 use crate::sync::lock;
 
@@ -103,15 +102,15 @@ impl Engine {
     }
 
     /// Locks a Session, loading it on first use. A missing Session is the public 404.
-    pub async fn lock(&self, id: &str) -> Result<Guard, Failure> {
+    pub async fn lock(&self, id: &str) -> Result<Guard, SessionError> {
         if !switchboard_wire::ids::is_valid(IdKind::Session, id) {
-            return Err(Failure(ApiError::not_found()));
+            return Err(SessionError::NotFound);
         }
         let mut guard = self.slot(id).lock_owned().await;
         if guard.is_none() {
             let Some(rec) = self.store.get_session(id).await? else {
                 lock(&self.sessions).remove(id);
-                return Err(Failure(ApiError::not_found()));
+                return Err(SessionError::NotFound);
             };
             *guard = Some(self.live_from(&rec)?);
         }
@@ -119,9 +118,9 @@ impl Engine {
     }
 
     /// A Session's public object, read under its lock (so it reflects every committed change).
-    pub async fn read(&self, id: &str) -> Result<serde_json::Value, Failure> {
+    pub async fn read(&self, id: &str) -> Result<serde_json::Value, SessionError> {
         let guard = self.lock(id).await?;
-        let live = guard.as_ref().expect("loaded");
+        let live = loaded(&guard)?;
         let session = live.to_json();
         if live.doc.active.is_none() {
             self.unload(id);
@@ -133,7 +132,7 @@ impl Engine {
     pub async fn subscribe(
         &self,
         id: &str,
-    ) -> Result<tokio::sync::broadcast::Receiver<super::hub::Published>, Failure> {
+    ) -> Result<tokio::sync::broadcast::Receiver<super::hub::Published>, SessionError> {
         let guard = self.lock(id).await?;
         let rx = self.hub.subscribe(id);
         if guard.as_ref().is_some_and(|l| l.doc.active.is_none()) {
@@ -152,10 +151,10 @@ impl Engine {
             serde_json::Value,
             Option<tokio::sync::broadcast::Receiver<super::hub::Published>>,
         ),
-        Failure,
+        SessionError,
     > {
         let guard = self.lock(id).await?;
-        let live = guard.as_ref().expect("loaded");
+        let live = loaded(&guard)?;
         let session = live.to_json();
         if live.doc.active.is_none() {
             self.unload(id);
@@ -171,7 +170,7 @@ impl Engine {
         guard
     }
 
-    pub fn live_from(&self, rec: &SessionRecord) -> Result<Live, Failure> {
+    pub fn live_from(&self, rec: &SessionRecord) -> Result<Live, SessionError> {
         let (meta, doc) = parse_record(rec)?;
         let mut agent = doc.agent.clone();
         let provider = match agent.x_agents_core.model_provider.as_mut() {
@@ -179,10 +178,10 @@ impl Engine {
                 p.api_key = self.secrets.open(&p.api_key)?;
                 p.clone()
             }
-            None => self.default_provider(doc.harness).ok_or_else(|| {
-                tracing::error!(session = %rec.id, "stored Session has no model provider");
-                Failure(ApiError::internal())
-            })?,
+            // Sessions are admitted only with a provider; the deployment's went away since.
+            None => self
+                .default_provider(doc.harness)
+                .ok_or_else(|| SessionError::ProviderGone(rec.id.clone()))?,
         };
         let snap = snapshot(
             &agent,
@@ -198,14 +197,14 @@ impl Engine {
     }
 
     /// Commits a change: durable write, new state, events, frames (module docs).
-    pub async fn commit(self: &Arc<Self>, guard: &mut Guard, mut tx: Tx) -> Result<(), StoreError> {
-        if tx.touched {
-            tx.write.session = Some(tx.live.record());
-        }
-        if !tx.write.is_empty() {
-            self.store
-                .write_session(std::mem::take(&mut tx.write))
-                .await?;
+    pub async fn commit(
+        self: &Arc<Self>,
+        guard: &mut Guard,
+        mut tx: Tx,
+    ) -> Result<(), SessionError> {
+        let write = tx.take_write()?;
+        if !write.is_empty() {
+            self.store.write_session(write).await?;
         }
         let id = tx.live.meta.id.clone();
         let idle = tx.live.doc.active.is_none();
@@ -555,13 +554,9 @@ impl Engine {
 }
 
 /// Reads a stored Session row.
-pub fn parse_record(rec: &SessionRecord) -> Result<(SessionMeta, SessionDoc), Failure> {
-    let broken = |e: serde_json::Error| {
-        tracing::error!(session = %rec.id, error = %e, "stored Session does not parse");
-        Failure(ApiError::internal())
-    };
-    let doc: SessionDoc = serde_json::from_str(&rec.doc).map_err(broken)?;
-    let metadata = serde_json::from_str(&rec.metadata).map_err(broken)?;
+pub fn parse_record(rec: &SessionRecord) -> Result<(SessionMeta, SessionDoc), SessionError> {
+    let doc: SessionDoc = serde_json::from_str(&rec.doc)?;
+    let metadata = serde_json::from_str(&rec.metadata)?;
     Ok((
         SessionMeta {
             id: rec.id.clone(),
@@ -571,4 +566,10 @@ pub fn parse_record(rec: &SessionRecord) -> Result<(SessionMeta, SessionDoc), Fa
         },
         doc,
     ))
+}
+
+/// The state under a Session's lock. [`Engine::lock`] loads it, so only a deleted Session's
+/// lock holds none.
+pub fn loaded(guard: &Guard) -> Result<&Live, SessionError> {
+    guard.as_ref().ok_or(SessionError::NotFound)
 }

@@ -194,15 +194,15 @@ impl Live {
     }
 
     /// The store record of the Session row.
-    pub fn record(&self) -> SessionRecord {
-        SessionRecord {
+    pub fn record(&self) -> Result<SessionRecord, serde_json::Error> {
+        Ok(SessionRecord {
             id: self.meta.id.clone(),
             created_at: self.meta.created_at,
             agent_id: self.meta.agent_id.clone(),
             metadata: Value::Object(self.meta.metadata.clone()).to_string(),
             active_turn_id: self.doc.active.as_ref().map(|t| t.turn.id.clone()),
-            doc: serde_json::to_string(&self.doc).expect("a SessionDoc always serializes"),
-        }
+            doc: serde_json::to_string(&self.doc)?,
+        })
     }
 }
 
@@ -263,6 +263,8 @@ pub enum Effect {
 pub struct Tx {
     pub live: Live,
     pub write: SessionWrite,
+    /// Call documents to write, `(turn_id, call_id, doc)`: serialized when the change commits.
+    calls: Vec<(String, String, CallDoc)>,
     pub effects: Vec<Effect>,
     /// Whether the Session document changed and must be written.
     pub touched: bool,
@@ -273,6 +275,7 @@ impl Tx {
         Tx {
             live: live.clone(),
             write: SessionWrite::default(),
+            calls: Vec::new(),
             effects: Vec::new(),
             touched: false,
         }
@@ -324,13 +327,27 @@ impl Tx {
     }
 
     pub fn put_call(&mut self, turn_id: &str, call_id: &str, doc: &CallDoc) {
-        self.write.calls.retain(|c| c.call_id != call_id);
-        self.write.calls.push(CallRecord {
-            session_id: self.live.meta.id.clone(),
-            call_id: call_id.to_owned(),
-            turn_id: turn_id.to_owned(),
-            doc: serde_json::to_string(doc).expect("a CallDoc always serializes"),
-        });
+        self.calls.retain(|(_, c, _)| c != call_id);
+        self.calls
+            .push((turn_id.to_owned(), call_id.to_owned(), doc.clone()));
+    }
+
+    /// Everything the change writes, in one store write: the Session row when touched, and
+    /// every row put.
+    pub fn take_write(&mut self) -> Result<SessionWrite, serde_json::Error> {
+        let mut write = std::mem::take(&mut self.write);
+        if self.touched {
+            write.session = Some(self.live.record()?);
+        }
+        for (turn_id, call_id, doc) in std::mem::take(&mut self.calls) {
+            write.calls.push(CallRecord {
+                session_id: self.live.meta.id.clone(),
+                call_id,
+                turn_id,
+                doc: serde_json::to_string(&doc)?,
+            });
+        }
+        Ok(write)
     }
 
     /// Recomputes the Session status; publishes the matching Session event when it changed
