@@ -21,7 +21,7 @@ use super::objects::{
     web_search_call_item,
 };
 use super::state::{CallDoc, CallState, Live, NativeItem, NativeKind, Tx};
-use crate::unix_now;
+use crate::clock::unix_now;
 
 fn phase_str(p: Option<MessagePhase>) -> Option<&'static str> {
     p.map(|p| match p {
@@ -41,7 +41,9 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
         }
         RuntimeToCore::Reasoning(r) => {
             let Some((sid, tid)) = ids(tx) else { return };
-            let (id, index) = open_native(tx, &r.item_id, NativeKind::Reasoning);
+            let Some((id, index)) = open_native(tx, &r.item_id, NativeKind::Reasoning) else {
+                return;
+            };
             let doc = reasoning_item(&id, &tid, Some(&r.text), "completed");
             let added = reasoning_item(&id, &tid, None, "in_progress");
             publish_item(
@@ -306,10 +308,11 @@ fn publish_item(tx: &mut Tx, kind: &str, sid: &str, tid: &str, index: Option<u64
 }
 
 /// The public ID and output index of a native item, registering it on first sight.
-fn open_native(tx: &mut Tx, native_id: &str, kind: NativeKind) -> (String, u64) {
-    let turn = tx.active().expect("an active Turn");
+/// `None` without an active Turn.
+fn open_native(tx: &mut Tx, native_id: &str, kind: NativeKind) -> Option<(String, u64)> {
+    let turn = tx.active()?;
     if let Some(item) = turn.native.get(native_id) {
-        return (item.public_id.clone(), item.output_index);
+        return Some((item.public_id.clone(), item.output_index));
     }
     let index = turn.take_output_index();
     let public_id = new_id(IdKind::Item);
@@ -325,7 +328,7 @@ fn open_native(tx: &mut Tx, native_id: &str, kind: NativeKind) -> (String, u64) 
             doc: Value::Null,
         },
     );
-    (public_id, index)
+    Some((public_id, index))
 }
 
 /// Publishes a native item's opening document as `item.added` and stores it (its position is
@@ -372,7 +375,9 @@ fn finish_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str)
 fn output_message(tx: &mut Tx, m: OutputMessage) {
     let Some((sid, tid)) = ids(tx) else { return };
     let known = tx.active().is_some_and(|t| t.native.contains_key(&m.id));
-    let (id, index) = open_native(tx, &m.id, NativeKind::Message);
+    let Some((id, index)) = open_native(tx, &m.id, NativeKind::Message) else {
+        return;
+    };
     let at = |extra: Vec<(&str, Value)>| {
         let mut f = fields([
             ("item_id", json!(id)),
@@ -435,7 +440,9 @@ fn command(tx: &mut Tx, c: CommandExecution) {
     let known = tx
         .active()
         .is_some_and(|t| t.native.contains_key(&c.item_id));
-    let (id, index) = open_native(tx, &c.item_id, NativeKind::Command);
+    let Some((id, index)) = open_native(tx, &c.item_id, NativeKind::Command) else {
+        return;
+    };
     if !known {
         let opened = command_execution_item(&id, &tid, &c.command, None, None, "in_progress");
         add_native(tx, &c.item_id, opened, &sid, &tid);
@@ -483,7 +490,9 @@ fn web_search(tx: &mut Tx, w: WebSearchCall) {
         tracing::warn!(item = %w.item_id, "a web_search_call after its end is ignored");
         return;
     }
-    let (id, _) = open_native(tx, &w.item_id, NativeKind::WebSearch);
+    let Some((id, _)) = open_native(tx, &w.item_id, NativeKind::WebSearch) else {
+        return;
+    };
     let mut action = serde_json::to_value(&w.action).unwrap_or(Value::Null);
     if action.is_null() {
         // An end that repeats no action keeps the one the start reported.
