@@ -8,19 +8,18 @@
 
 use serde_json::{Value, json};
 use switchboard_protocol::RuntimeToCore;
-use switchboard_protocol::adapter::{CALL_ABANDONED, FUNCTION_RESULT_UNCONFIRMED};
 use switchboard_protocol::messages::{
-    CommandExecution, CommandStatus, Delta, InteractionDecisionAck, MessagePhase, MessageStatus,
-    OutputMessage, PromptCancel, TurnOutcome, WebSearchCall, WebSearchStatus,
+    CommandExecution, CommandStatus, Delta, MessagePhase, MessageStatus, OutputMessage,
+    TurnOutcome, WebSearchCall, WebSearchStatus,
 };
 use switchboard_wire::ids::{IdKind, new_id};
 
+use super::calls;
 use super::objects::{
     EXECUTION_FAILED, TurnStatus, add_usage, assistant_message_item, command_execution_item,
-    fields, function_call_item, function_call_output_item, reasoning_item, turn_event, usage_json,
-    web_search_call_item,
+    fields, reasoning_item, turn_event, usage_json, web_search_call_item,
 };
-use super::state::{CallDoc, CallState, Live, NativeItem, NativeKind, Tx};
+use super::state::{Live, NativeItem, NativeKind, Tx};
 use crate::clock::unix_now;
 
 fn phase_str(p: Option<MessagePhase>) -> Option<&'static str> {
@@ -40,14 +39,13 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
             }
         }
         RuntimeToCore::Reasoning(r) => {
-            let Some((sid, tid)) = ids(tx) else { return };
+            let Some((sid, tid)) = tx.ids() else { return };
             let Some((id, index)) = open_native(tx, &r.item_id, NativeKind::Reasoning) else {
                 return;
             };
             let doc = reasoning_item(&id, &tid, Some(&r.text), "completed");
             let added = reasoning_item(&id, &tid, None, "in_progress");
-            publish_item(
-                tx,
+            tx.publish_item(
                 "agent.session.turn.item.added",
                 &sid,
                 &tid,
@@ -96,76 +94,10 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
                 turn.usage = Some(u);
             }
         }
-        RuntimeToCore::FunctionCall(call) => {
-            let Some((sid, tid)) = ids(tx) else { return };
-            let Some(turn) = tx.active() else { return };
-            if turn.call(&call.call_id).is_some() {
-                tracing::warn!(call = %call.call_id, "a repeated function_call is ignored");
-                return;
-            }
-            let index = turn.take_output_index();
-            let doc = CallDoc {
-                name: call.name.clone(),
-                arguments: call.arguments.clone(),
-                state: if turn.cancel_requested {
-                    CallState::Cancelled
-                } else {
-                    CallState::Pending
-                },
-                submission: None,
-                output: None,
-                error: None,
-                delivery_id: None,
-            };
-            turn.calls.push((call.call_id.clone(), doc.clone()));
-            tx.put_call(&tid, &call.call_id, &doc);
-            let item_id = new_id(IdKind::Item);
-            let item = |status| {
-                function_call_item(
-                    &item_id,
-                    &tid,
-                    &call.call_id,
-                    &call.name,
-                    &call.arguments,
-                    status,
-                )
-            };
-            tx.put_item(&tid, &item("completed"));
-            publish_item(
-                tx,
-                "agent.session.turn.item.added",
-                &sid,
-                &tid,
-                Some(index),
-                item("in_progress"),
-            );
-            publish_item(
-                tx,
-                "agent.session.turn.item.done",
-                &sid,
-                &tid,
-                Some(index),
-                item("completed"),
-            );
-            tx.refresh_status();
-        }
-        RuntimeToCore::CallAbandoned(a) => abandon(tx, &a.call_id),
-        RuntimeToCore::FunctionResultApplied(a) => applied(tx, &a.call_id),
-        RuntimeToCore::InteractionDecisionAck(ack) => {
-            let Some(turn) = tx.active() else { return };
-            let Some(call_id) = turn.deliveries.get(&ack.delivery_id).cloned() else {
-                return;
-            };
-            match ack.error_code.as_deref() {
-                _ if ack.applied => applied(tx, &call_id),
-                // Outcome unknown so far: the action stays until native application (a later
-                // `function_result_applied`) or the Turn's end.
-                Some(FUNCTION_RESULT_UNCONFIRMED) => {}
-                // The harness had abandoned the call before the result reached it.
-                Some(CALL_ABANDONED) => abandon(tx, &call_id),
-                _ => refused(tx, &call_id, ack),
-            }
-        }
+        RuntimeToCore::FunctionCall(call) => calls::register(tx, call),
+        RuntimeToCore::CallAbandoned(a) => calls::abandon(tx, &a.call_id),
+        RuntimeToCore::FunctionResultApplied(a) => calls::applied(tx, &a.call_id),
+        RuntimeToCore::InteractionDecisionAck(ack) => calls::receipt(tx, ack),
         RuntimeToCore::PromptSteerAck(ack) => {
             if !ack.accepted {
                 tracing::warn!(input = %ack.input_id, code = ?ack.error_code, error = ?ack.error, "the harness did not take a steered message");
@@ -191,83 +123,6 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
     }
 }
 
-/// The harness abandoned a call: it stops being a required action, pending or with a result
-/// admitted but not applied (that result stays saved; its receipt will never come, and no
-/// output Item is published). The Turn goes on.
-fn abandon(tx: &mut Tx, call_id: &str) {
-    let Some(turn) = tx.active() else { return };
-    let tid = turn.turn.id.clone();
-    let Some(call) = turn.call_mut(call_id) else {
-        return;
-    };
-    if !matches!(call.state, CallState::Pending | CallState::Submitted) {
-        return;
-    }
-    call.state = CallState::Abandoned;
-    let delivery = call.delivery_id.clone();
-    let doc = call.clone();
-    if let Some(delivery) = delivery {
-        turn.deliveries.remove(&delivery);
-    }
-    tx.put_call(&tid, call_id, &doc);
-    tx.refresh_status();
-}
-
-/// The harness applied an admitted result: the action leaves and the output Item appears
-/// (`item.added` only, as an input item). Only once, whichever report comes first.
-fn applied(tx: &mut Tx, call_id: &str) {
-    let Some((sid, tid)) = ids(tx) else { return };
-    let Some(turn) = tx.active() else { return };
-    let Some(call) = turn.call_mut(call_id) else {
-        return;
-    };
-    if call.state != CallState::Submitted {
-        return;
-    }
-    call.state = CallState::Applied;
-    let delivery = call.delivery_id.clone();
-    let doc = call.clone();
-    if let Some(delivery) = delivery {
-        turn.deliveries.remove(&delivery);
-    }
-    tx.put_call(&tid, call_id, &doc);
-    let item = function_call_output_item(
-        &new_id(IdKind::Item),
-        &tid,
-        call_id,
-        doc.output.clone().unwrap_or(Value::Null),
-        doc.error.clone().unwrap_or(Value::Null),
-    );
-    tx.put_item(&tid, &item);
-    publish_item(tx, "agent.session.turn.item.added", &sid, &tid, None, item);
-    tx.refresh_status();
-}
-
-/// The Runtime refused an admitted result: the native Turn is stopped and fails when it
-/// settles (core-contracts §3.3).
-fn refused(tx: &mut Tx, call_id: &str, ack: InteractionDecisionAck) {
-    let Some(turn) = tx.active() else { return };
-    tracing::warn!(call = %call_id, code = ?ack.error_code, error = ?ack.error, "the Runtime refused an admitted result; the Turn fails");
-    turn.deliveries.remove(&ack.delivery_id);
-    turn.fail_on_done = true;
-    turn.engine_error = Some((
-        ack.error_code.clone().unwrap_or_default(),
-        ack.error.clone().unwrap_or_default(),
-    ));
-    let (link, run, tid) = (turn.link, turn.run_id.clone(), turn.turn.id.clone());
-    let doc = turn.call_mut(call_id).map(|call| {
-        call.state = CallState::Unconfirmed;
-        call.clone()
-    });
-    if let Some(link) = link {
-        tx.send(link, run, PromptCancel {}.into());
-    }
-    if let Some(doc) = doc {
-        tx.put_call(&tid, call_id, &doc);
-    }
-    tx.refresh_status();
-}
-
 /// A text chunk of an open message: the event to publish. Deltas are the bulk of a Turn's
 /// frames, so the engine applies them in place, without a [`Tx`]: they change no stored row.
 pub fn delta(live: &mut Live, d: Delta) -> Option<Value> {
@@ -289,22 +144,6 @@ pub fn delta(live: &mut Live, d: Delta) -> Option<Value> {
             ("delta", json!(d.delta)),
         ]),
     ))
-}
-
-/// The Session and active Turn IDs.
-fn ids(tx: &mut Tx) -> Option<(String, String)> {
-    let sid = tx.id().to_owned();
-    let tid = tx.active()?.turn.id.clone();
-    Some((sid, tid))
-}
-
-fn publish_item(tx: &mut Tx, kind: &str, sid: &str, tid: &str, index: Option<u64>, item: Value) {
-    tx.publish(turn_event(
-        kind,
-        sid,
-        tid,
-        fields([("output_index", json!(index)), ("item", item)]),
-    ));
 }
 
 /// The public ID and output index of a native item, registering it on first sight.
@@ -340,14 +179,7 @@ fn add_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str) {
     item.doc = doc.clone();
     let index = item.output_index;
     tx.put_item(tid, &doc);
-    publish_item(
-        tx,
-        "agent.session.turn.item.added",
-        sid,
-        tid,
-        Some(index),
-        doc,
-    );
+    tx.publish_item("agent.session.turn.item.added", sid, tid, Some(index), doc);
 }
 
 /// Marks a native item done with its final document: stored and published as `item.done`.
@@ -362,18 +194,11 @@ fn finish_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str)
     item.text = String::new();
     let index = item.output_index;
     tx.put_item(tid, &doc);
-    publish_item(
-        tx,
-        "agent.session.turn.item.done",
-        sid,
-        tid,
-        Some(index),
-        doc,
-    );
+    tx.publish_item("agent.session.turn.item.done", sid, tid, Some(index), doc);
 }
 
 fn output_message(tx: &mut Tx, m: OutputMessage) {
-    let Some((sid, tid)) = ids(tx) else { return };
+    let Some((sid, tid)) = tx.ids() else { return };
     let known = tx.active().is_some_and(|t| t.native.contains_key(&m.id));
     let Some((id, index)) = open_native(tx, &m.id, NativeKind::Message) else {
         return;
@@ -436,7 +261,7 @@ fn output_message(tx: &mut Tx, m: OutputMessage) {
 }
 
 fn command(tx: &mut Tx, c: CommandExecution) {
-    let Some((sid, tid)) = ids(tx) else { return };
+    let Some((sid, tid)) = tx.ids() else { return };
     let known = tx
         .active()
         .is_some_and(|t| t.native.contains_key(&c.item_id));
@@ -478,7 +303,7 @@ fn command(tx: &mut Tx, c: CommandExecution) {
 /// A native web search: `item.added` when first seen, `item.done` when it ends. A search first
 /// seen finished gets both at once, so every output Item opens before it closes.
 fn web_search(tx: &mut Tx, w: WebSearchCall) {
-    let Some((sid, tid)) = ids(tx) else { return };
+    let Some((sid, tid)) = tx.ids() else { return };
     let known = tx
         .active()
         .is_some_and(|t| t.native.contains_key(&w.item_id));
@@ -568,8 +393,7 @@ pub fn settle(
             }
         }
         tx.put_item(&tid, &doc);
-        publish_item(
-            tx,
+        tx.publish_item(
             "agent.session.turn.item.done",
             &sid,
             &tid,
@@ -577,17 +401,7 @@ pub fn settle(
             doc,
         );
     }
-    for (call_id, call) in turn.calls.iter_mut() {
-        let next = match call.state {
-            CallState::Pending if turn.cancel_requested => CallState::Cancelled,
-            CallState::Pending => CallState::Settled,
-            CallState::Submitted => CallState::Unconfirmed,
-            _ => continue,
-        };
-        call.state = next;
-        let doc = call.clone();
-        tx.put_call(&tid, call_id, &doc);
-    }
+    calls::settle_all(tx, &tid, &mut turn);
 
     let usage = usage.or(turn.usage);
     turn.turn.status = status;

@@ -9,21 +9,21 @@
 use std::sync::Arc;
 
 use axum::http::HeaderMap;
-use serde_json::{Map, Value, json};
-use switchboard_execution::{
-    InputContent, InputEvent, InputMessage, ToolOutput, ToolResultEvent, parse_input_events,
-};
-use switchboard_harness::{ContentPart, FunctionOutput, declaration};
-use switchboard_protocol::content::InputPart;
-use switchboard_protocol::messages::{FunctionResult, PromptCancel, PromptSteer};
+use serde_json::{Map, Value};
+use switchboard_execution::{InputContent, InputEvent, InputMessage, parse_input_events};
+use switchboard_harness::declaration;
+use switchboard_protocol::messages::{PromptCancel, PromptSteer};
 use switchboard_store::IdempotencyRecord;
 use switchboard_wire::ids::{IdKind, new_id};
 
+use super::call::CallDoc;
+use super::calls;
+use super::content::{harness_parts, parts};
 use super::engine::{Engine, loaded};
 use super::error::SessionError;
 use super::idempotency;
 use super::objects::{Turn, TurnStatus, fields, turn_event, user_message_item};
-use super::state::{ActiveTurn, CallDoc, CallState, Effect, Tx};
+use super::state::{ActiveTurn, Effect, Tx};
 use crate::clock::unix_now;
 
 pub const UNKNOWN_CALL: &str = "Unknown pending tool call";
@@ -77,14 +77,14 @@ pub async fn post_events(
                     engine.store.get_call(id, &result.call_id).await?
                 };
                 let stored = match stored {
-                    Some(rec) => Some(KnownCall {
+                    Some(rec) => Some(calls::KnownCall {
                         turn_id: rec.turn_id,
                         doc: serde_json::from_str::<CallDoc>(&rec.doc)?,
                         active: false,
                     }),
                     None => None,
                 };
-                tool_result(&mut tx, result, stored)?;
+                calls::admit(&mut tx, result, stored)?;
             }
             InputEvent::Cancel => cancel(&mut tx),
         }
@@ -98,29 +98,6 @@ pub async fn post_events(
         });
     }
     engine.commit(&mut guard, tx).await
-}
-
-fn parts(message: &InputMessage) -> Vec<InputPart> {
-    message
-        .content
-        .iter()
-        .map(|c| match c {
-            InputContent::Text(text) => InputPart::InputText { text: text.clone() },
-            InputContent::Image(url) => InputPart::InputImage {
-                image_url: url.clone(),
-            },
-        })
-        .collect()
-}
-
-fn harness_parts(content: &[InputContent]) -> Vec<ContentPart> {
-    content
-        .iter()
-        .map(|c| match c {
-            InputContent::Text(t) => ContentPart::Text(t.clone()),
-            InputContent::Image(u) => ContentPart::Image(u.clone()),
-        })
-        .collect()
 }
 
 /// Applies one user message: it opens a Turn on an idle Session and joins the running Turn
@@ -203,113 +180,6 @@ pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), SessionError> 
     Ok(())
 }
 
-/// A call as the conflict table sees it: its Turn, and its stored document.
-pub struct KnownCall {
-    pub turn_id: String,
-    pub doc: CallDoc,
-    /// The call belongs to the active Turn.
-    pub active: bool,
-}
-
-/// Applies one `tool_result` (the conflict table). `stored` is the call as the store has it,
-/// for calls of Turns that already ended.
-pub fn tool_result(
-    tx: &mut Tx,
-    event: &ToolResultEvent,
-    stored: Option<KnownCall>,
-) -> Result<(), SessionError> {
-    // Invalid or unsupported content never consumes a pending call.
-    let decl = declaration(tx.live.doc.harness);
-    let output = event.output.as_ref().map(|o| match o {
-        ToolOutput::Text(t) => FunctionOutput::Text(t.clone()),
-        ToolOutput::Parts(p) => FunctionOutput::Parts(harness_parts(p)),
-    });
-    switchboard_harness::validate_function_result(decl, event.success, output.as_ref())?;
-
-    let in_active = tx.active().and_then(|t| {
-        t.call(&event.call_id).map(|c| KnownCall {
-            turn_id: t.turn.id.clone(),
-            doc: c.clone(),
-            active: true,
-        })
-    });
-    let Some(call) = in_active.or(stored) else {
-        return Err(SessionError::UnknownCall(format!(
-            "{UNKNOWN_CALL}: {}",
-            event.call_id
-        )));
-    };
-    if call.turn_id != event.turn_id {
-        return Err(SessionError::UnknownCall(OTHER_TURN.to_owned()));
-    }
-    if let Some(previous) = &call.doc.submission {
-        return if same_submission(previous, &event.submission) {
-            Ok(())
-        } else if call.doc.state == CallState::Abandoned {
-            // The admitted result never applied: another one is refused like any result for an
-            // abandoned call (execution-tools "Abandonment").
-            Err(SessionError::Conflict(CANNOT_ACCEPT))
-        } else {
-            Err(SessionError::Conflict(DIFFERENT_RESULT))
-        };
-    }
-    let cancelling = tx.active().is_some_and(|t| t.cancel_requested);
-    // Only a pending call of the active Turn takes a result, so both lookups below succeed.
-    let turn = tx.active().filter(|_| call.active && !cancelling);
-    let Some(turn) = turn else {
-        return Err(SessionError::Conflict(CANNOT_ACCEPT));
-    };
-    let (link, run, tid) = (turn.link, turn.run_id.clone(), turn.turn.id.clone());
-    let Some(doc) = turn
-        .call_mut(&event.call_id)
-        .filter(|c| c.state == CallState::Pending)
-    else {
-        return Err(SessionError::Conflict(CANNOT_ACCEPT));
-    };
-    let delivery_id = new_id(IdKind::Delivery);
-    doc.state = CallState::Submitted;
-    doc.submission = Some(event.submission.clone());
-    doc.output = Some(event.public_output());
-    doc.error = Some(json!(event.error));
-    doc.delivery_id = Some(delivery_id.clone());
-    let doc = doc.clone();
-    turn.deliveries
-        .insert(delivery_id.clone(), event.call_id.clone());
-    tx.put_call(&tid, &event.call_id, &doc);
-    let result = FunctionResult {
-        delivery_id,
-        call_id: event.call_id.clone(),
-        success: event.success,
-        output: event.output.as_ref().map(|o| match o {
-            ToolOutput::Text(t) => switchboard_protocol::content::FunctionOutput::Text(t.clone()),
-            ToolOutput::Parts(p) => {
-                switchboard_protocol::content::FunctionOutput::Parts(parts(&InputMessage {
-                    content: p.clone(),
-                }))
-            }
-        }),
-        error: event.error.clone(),
-    };
-    if let Some(link) = link {
-        tx.send(link, run, result.into());
-    }
-    tx.refresh_status();
-    Ok(())
-}
-
-/// Retry identity: the same members with the same values, numbers compared by their exact
-/// spelling (lossless JSON); member order does not matter, presence does (`"error": null` is
-/// not the same as no `error`).
-fn same_submission(previous: &str, submitted: &str) -> bool {
-    match (
-        serde_json::from_str::<Value>(previous),
-        serde_json::from_str::<Value>(submitted),
-    ) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => previous == submitted,
-    }
-}
-
 /// Applies a cancel: a Turn that has not started ends at once; a running one is asked to stop
 /// and settles when the Runtime confirms (completion can win). Idle: nothing to do.
 pub fn cancel(tx: &mut Tx) {
@@ -323,16 +193,7 @@ pub fn cancel(tx: &mut Tx) {
     }
     turn.cancel_requested = true;
     let (link, run, tid) = (turn.link, turn.run_id.clone(), turn.turn.id.clone());
-    let mut changed = Vec::new();
-    for (call_id, call) in turn.calls.iter_mut() {
-        if call.state == CallState::Pending {
-            call.state = CallState::Cancelled;
-            changed.push((call_id.clone(), call.clone()));
-        }
-    }
-    for (call_id, doc) in changed {
-        tx.put_call(&tid, &call_id, &doc);
-    }
+    calls::cancel_pending(tx, &tid);
     if let Some(link) = link {
         tx.send(link, run, PromptCancel {}.into());
     }

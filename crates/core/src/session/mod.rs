@@ -16,8 +16,11 @@
 //! - [`idempotency`]: `Idempotency-Key` bounds and retry fingerprints.
 
 // h6 replaces the serde round trip (`same`) that still expects here; drop this then.
+pub mod call;
+pub mod calls;
 #[allow(clippy::expect_used)]
 pub mod configuration;
+mod content;
 pub mod create;
 mod dispatch;
 pub mod engine;

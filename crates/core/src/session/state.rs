@@ -19,7 +19,8 @@ use switchboard_protocol::content::InputPart;
 use switchboard_protocol::messages::{MessagePhase, Usage};
 use switchboard_store::{CallRecord, ItemRecord, SessionRecord, SessionWrite, TurnRecord};
 
-use super::objects::{RequiredAction, SessionStatus, Turn, usage_json};
+use super::call::CallDoc;
+use super::objects::{RequiredAction, SessionStatus, Turn, fields, turn_event, usage_json};
 
 /// Identity and list filters.
 #[derive(Debug, Clone)]
@@ -73,40 +74,6 @@ pub struct NativeItem {
     pub done: bool,
     /// The Item as last written.
     pub doc: Value,
-}
-
-/// A function call of the active Turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallState {
-    /// Waiting for the caller's result.
-    Pending,
-    /// A result is admitted and on its way to the harness.
-    Submitted,
-    /// The harness applied the result (receipt confirmed).
-    Applied,
-    /// The harness said nothing certain about the result.
-    Unconfirmed,
-    /// The harness abandoned the call before any result applied.
-    Abandoned,
-    /// The Turn was cancelled before a result arrived.
-    Cancelled,
-    /// The Turn ended before a result arrived.
-    Settled,
-}
-
-/// The stored document of one call.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CallDoc {
-    pub name: String,
-    pub arguments: String,
-    pub state: CallState,
-    /// The admitted `tool_result` event exactly as received (retry identity).
-    pub submission: Option<String>,
-    /// The public `output` and `error` of the admitted result.
-    pub output: Option<Value>,
-    pub error: Option<Value>,
-    pub delivery_id: Option<String>,
 }
 
 /// The root Turn being run.
@@ -173,10 +140,7 @@ impl Live {
     pub fn derive_status(&self) -> SessionStatus {
         match &self.doc.active {
             Some(turn) => {
-                let awaiting = turn
-                    .calls
-                    .iter()
-                    .any(|(_, c)| c.state == CallState::Pending);
+                let awaiting = turn.calls.iter().any(|(_, c)| c.state.awaits_result());
                 if awaiting && !turn.cancel_requested {
                     SessionStatus::RequiresAction
                 } else {
@@ -350,6 +314,30 @@ impl Tx {
         Ok(write)
     }
 
+    /// The Session and active Turn IDs.
+    pub fn ids(&mut self) -> Option<(String, String)> {
+        let sid = self.id().to_owned();
+        let tid = self.active()?.turn.id.clone();
+        Some((sid, tid))
+    }
+
+    /// Publishes an Item event (`item.added`, `item.done`) of the active Turn.
+    pub fn publish_item(
+        &mut self,
+        kind: &str,
+        sid: &str,
+        tid: &str,
+        index: Option<u64>,
+        item: Value,
+    ) {
+        self.publish(turn_event(
+            kind,
+            sid,
+            tid,
+            fields([("output_index", json!(index)), ("item", item)]),
+        ));
+    }
+
     /// Recomputes the Session status; publishes the matching Session event when it changed
     /// (`in_progress`, `requires_action`), with the snapshot as of this change.
     pub fn refresh_status(&mut self) {
@@ -358,7 +346,7 @@ impl Tx {
             Some(turn) if !turn.cancel_requested => turn
                 .calls
                 .iter()
-                .filter(|(_, c)| matches!(c.state, CallState::Pending | CallState::Submitted))
+                .filter(|(_, c)| c.state.is_required_action())
                 .map(|(id, c)| {
                     RequiredAction::function_call(&turn.turn.id, id, &c.name, &c.arguments)
                 })
