@@ -61,7 +61,7 @@ impl Engine {
                 match self.links.pick(config.harness, &required, &id) {
                     Ok(link) => {
                         let mut tx = Tx::new(live);
-                        super::frames::bind(&mut tx, link);
+                        super::turns::bind(&mut tx, link);
                         self.commit_logged(&mut guard, tx).await;
                         link
                     }
@@ -69,7 +69,7 @@ impl Engine {
                     // cannot start, so it fails (the reason is logged, never shown).
                     Err(Unavailable::Failed(reason)) => {
                         let mut tx = Tx::new(live);
-                        super::frames::fail(&mut tx, "harness_unavailable", &reason);
+                        super::turns::fail(&mut tx, "harness_unavailable", &reason);
                         return self.commit_logged(&mut guard, tx).await;
                     }
                     // No Runtime yet, or one is installing the harness: wait for a heartbeat.
@@ -125,7 +125,7 @@ impl Engine {
             return;
         }
         if turn.cancel_requested {
-            super::frames::settle(&mut tx, TurnStatus::Cancelled, None);
+            super::turns::settle(&mut tx, TurnStatus::Cancelled, None);
             return self.commit_logged(&mut guard, tx).await;
         }
         turn.started = true;
@@ -159,7 +159,7 @@ impl Engine {
             .active()
             .is_some_and(|t| !t.started && t.link == Some(link))
         {
-            super::frames::fail(&mut tx, code, message);
+            super::turns::fail(&mut tx, code, message);
             self.commit_logged(&mut guard, tx).await;
         }
     }
@@ -175,7 +175,7 @@ impl Engine {
             let mut tx = Tx::new(live);
             let Some(turn) = tx.active() else { continue };
             if turn.started {
-                super::frames::fail(&mut tx, "core_restarted", "Core restarted during the Turn");
+                super::turns::fail(&mut tx, "core_restarted", "Core restarted during the Turn");
             } else {
                 turn.link = None;
                 tx.touch();

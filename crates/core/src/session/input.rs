@@ -185,7 +185,7 @@ pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), SessionError> 
 pub fn cancel(tx: &mut Tx) {
     let Some(turn) = tx.active() else { return };
     if !turn.started {
-        super::frames::settle(tx, TurnStatus::Cancelled, None);
+        super::turns::settle(tx, TurnStatus::Cancelled, None);
         return;
     }
     if turn.cancel_requested {

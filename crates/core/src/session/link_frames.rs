@@ -73,7 +73,7 @@ impl Engine {
                     if live.doc.active.as_ref().map(|t| t.run_id.as_str()) != Some(&run_id) {
                         return;
                     }
-                    if let Some(event) = super::frames::delta(live, delta) {
+                    if let Some(event) = super::native_items::delta(live, delta) {
                         self.hub.publish(&session, event);
                     }
                     return;
@@ -109,7 +109,7 @@ impl Engine {
             }
             let mut tx = Tx::new(live);
             if turn.started {
-                super::frames::fail(&mut tx, "runtime_lost", "the Runtime link closed");
+                super::turns::fail(&mut tx, "runtime_lost", "the Runtime link closed");
             } else if let Some(t) = tx.active() {
                 t.link = None;
                 lock(&self.queued).push(id.clone());

@@ -31,8 +31,10 @@ pub mod idempotency;
 pub mod input;
 mod link_frames;
 pub mod links;
+mod native_items;
 pub mod objects;
 pub mod state;
+mod turns;
 pub mod update;
 
 pub use engine::Engine;
