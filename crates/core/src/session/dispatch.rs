@@ -13,8 +13,8 @@ use switchboard_wire::ids::{IdKind, new_id};
 
 use super::configuration::snapshot;
 use super::engine::Engine;
-use super::links::Unavailable;
 use super::objects::TurnStatus;
+use super::runtimes::Unavailable;
 use super::state::Tx;
 use crate::sync::lock;
 

@@ -20,7 +20,7 @@ use tokio::sync::OwnedMutexGuard;
 use super::configuration::{configuration, snapshot};
 use super::error::SessionError;
 use super::hub::Hub;
-use super::links::Links;
+use super::runtimes::Links;
 use super::state::{Effect, Live, SessionDoc, SessionMeta, Tx};
 use crate::secrets::SecretBox;
 use crate::sync::lock;
