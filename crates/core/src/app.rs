@@ -1,7 +1,6 @@
-//! The application: shared state, configuration and the route table.
+//! The application: the route table and the readiness probe.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::Json;
@@ -14,53 +13,10 @@ use axum::routing::get;
 use serde_json::{Value, json};
 use switchboard_execution::HarnessId;
 use switchboard_protocol::HarnessState;
-use switchboard_store::Store;
 
 use crate::edge;
 use crate::routes;
-use crate::secrets::SecretBox;
-
-/// Deployment settings that Core needs at run time.
-#[derive(Debug, Clone)]
-pub struct CoreConfig {
-    pub data_dir: PathBuf,
-    /// The harness a Session runs on when neither the Session nor its Agent selects one.
-    pub default_harness: HarnessId,
-    /// The bearer token remote Runtimes must present; `None` refuses every remote Runtime.
-    pub runtime_token: Option<String>,
-}
-
-/// What every handler shares.
-pub struct AppState {
-    pub store: Arc<dyn Store>,
-    pub keys: crate::auth::KeyCache,
-    pub secrets: SecretBox,
-    pub config: CoreConfig,
-    pub engine: Arc<crate::session::Engine>,
-}
-
-impl AppState {
-    /// State with a fresh Session engine over `store`. `default_providers` are the deployment's
-    /// model providers, at most one per protocol.
-    pub fn new(
-        store: Arc<dyn Store>,
-        secrets: SecretBox,
-        config: CoreConfig,
-        default_providers: impl IntoIterator<Item = switchboard_execution::ModelProvider>,
-    ) -> AppState {
-        AppState {
-            engine: crate::session::Engine::new(
-                store.clone(),
-                secrets.clone(),
-                default_providers.into_iter().collect(),
-            ),
-            keys: crate::auth::KeyCache::new(&config.data_dir),
-            store,
-            secrets,
-            config,
-        }
-    }
-}
+use crate::state::AppState;
 
 /// The full route table.
 pub fn router(state: Arc<AppState>) -> Router {

@@ -4,6 +4,7 @@
 //! digest is stored; the secret is shown once, when created. The `hint` (the first 10 characters)
 //! tells keys apart in listings without revealing them.
 
+use crate::sync::lock;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
@@ -121,7 +122,7 @@ impl KeyCache {
             .and_then(|m| m.modified())
             .ok();
         {
-            let mut st = self.inner.lock().expect("key cache lock");
+            let mut st = lock(&self.inner);
             if st.epoch != epoch {
                 st.verified.clear();
                 st.epoch = epoch;
@@ -136,7 +137,7 @@ impl KeyCache {
         }
         let active = store.active_api_key(digest).await?.is_some();
         if active {
-            let mut st = self.inner.lock().expect("key cache lock");
+            let mut st = lock(&self.inner);
             if st.epoch == epoch {
                 st.verified
                     .insert(digest.to_owned(), std::time::Instant::now());

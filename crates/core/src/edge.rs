@@ -19,8 +19,10 @@ use switchboard_wire::body::{BodyGate, DEFAULT_LIMIT, too_large};
 use switchboard_wire::ids::{IdKind, new_id};
 use switchboard_wire::{ApiError, ErrorCode};
 
-use crate::app::AppState;
+use crate::agents::AgentError;
 use crate::auth;
+use crate::session::SessionError;
+use crate::state::AppState;
 
 /// A failed request, as the caller will see it. Every error type inside Core converts into this
 /// exactly once, here.
@@ -54,6 +56,60 @@ impl From<crate::secrets::SecretError> for Failure {
             None,
             "Credential storage is unavailable.",
         ))
+    }
+}
+
+impl From<AgentError> for Failure {
+    fn from(e: AgentError) -> Self {
+        match e {
+            AgentError::NotFound => Failure(ApiError::not_found()),
+            AgentError::Corrupt(e) => {
+                tracing::error!(error = %e, "stored agent configuration does not parse");
+                Failure(ApiError::internal())
+            }
+            AgentError::Secret(e) => e.into(),
+            AgentError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<SessionError> for Failure {
+    fn from(e: SessionError) -> Self {
+        let message = e.to_string();
+        let error = match e {
+            SessionError::Invalid(e) => return e.into(),
+            SessionError::Agent(e) => return e.into(),
+            SessionError::Store(e) => return e.into(),
+            SessionError::Secret(e) => return e.into(),
+            SessionError::Corrupt(e) => {
+                tracing::error!(error = %e, "stored Session state is unreadable");
+                ApiError::internal()
+            }
+            SessionError::ProviderGone(_) => {
+                tracing::error!(error = %message, "cannot load a Session");
+                ApiError::internal()
+            }
+            SessionError::InvalidIdempotencyKey => {
+                ApiError::new(ErrorCode::InvalidRequest, None, message)
+            }
+            SessionError::IdempotencyConflict => ApiError::idempotency_conflict(),
+            SessionError::NotFound => ApiError::not_found(),
+            SessionError::Unsupported { param, message } => {
+                ApiError::new(ErrorCode::UnsupportedConfiguration, param, message)
+            }
+            SessionError::ModelProviderRequired => ApiError::new(
+                ErrorCode::ModelProviderRequired,
+                Some("x_agents_core.model_provider".into()),
+                message,
+            ),
+            SessionError::Conflict(_) => ApiError::new(ErrorCode::Conflict, None, message),
+            SessionError::UnknownCall(_) => ApiError::new(
+                ErrorCode::InvalidRequestError,
+                None,
+                message,
+            ),
+        };
+        Failure(error)
     }
 }
 

@@ -38,10 +38,11 @@ use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
 use switchboard_wire::{ApiError, ErrorCode};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::app::AppState;
 use crate::auth;
 use crate::edge::Failure;
 use crate::session::Engine;
+use crate::state::AppState;
+use crate::sync::lock;
 
 /// The path remote Runtimes dial.
 pub const PATH: &str = "/runtime/connect";
@@ -74,11 +75,7 @@ impl Connections {
     fn register(&self, runtime_id: &str) -> (u64, oneshot::Receiver<()>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (replace, replaced) = oneshot::channel();
-        let previous = self
-            .open
-            .lock()
-            .expect("connections lock")
-            .insert(runtime_id.to_owned(), (id, replace));
+        let previous = lock(&self.open).insert(runtime_id.to_owned(), (id, replace));
         if let Some((_, previous)) = previous {
             tracing::warn!(runtime = %runtime_id, "Runtime connected again; closing its previous connection");
             let _ = previous.send(());
@@ -87,7 +84,7 @@ impl Connections {
     }
 
     fn unregister(&self, runtime_id: &str, id: u64) {
-        let mut open = self.open.lock().expect("connections lock");
+        let mut open = lock(&self.open);
         if open
             .get(runtime_id)
             .is_some_and(|(current, _)| *current == id)
@@ -159,6 +156,8 @@ enum Opening {
     /// Answer with this frame and close: `hello_refused` for another protocol version,
     /// `protocol_error` for anything that is not a `hello`.
     Refuse(String),
+    /// A reply frame did not encode (logged): close without one.
+    Failed,
 }
 
 /// Core's side of the handshake, for the text of the first frame.
@@ -167,7 +166,7 @@ fn open(text: &str) -> Opening {
         Ok(frame) => frame,
         Err(error) => {
             let (id, frame_type) = frame_identity(text);
-            return Opening::Refuse(protocol_error(
+            return refuse(protocol_error(
                 id,
                 frame_type,
                 error.code(),
@@ -178,7 +177,7 @@ fn open(text: &str) -> Opening {
     let hello = match frame.message {
         RuntimeToCore::Hello(hello) => hello,
         other => {
-            return Opening::Refuse(protocol_error(
+            return refuse(protocol_error(
                 frame.id,
                 Some(other.type_name().to_owned()),
                 "hello_required",
@@ -187,18 +186,24 @@ fn open(text: &str) -> Opening {
         }
     };
     match hello.answer() {
-        Ok(welcome) => Opening::Welcome(
-            hello,
-            Envelope::<CoreToRuntime>::new(None, welcome.into())
-                .to_json()
-                .expect("welcome serializes"),
-        ),
-        Err(refused) => Opening::Refuse(
-            Envelope::<CoreToRuntime>::new(None, refused.into())
-                .to_json()
-                .expect("hello_refused serializes"),
-        ),
+        Ok(welcome) => match encode(Envelope::<CoreToRuntime>::new(None, welcome.into())) {
+            Some(welcome) => Opening::Welcome(hello, welcome),
+            None => Opening::Failed,
+        },
+        Err(refused) => refuse(encode(Envelope::<CoreToRuntime>::new(None, refused.into()))),
     }
+}
+
+fn refuse(reply: Option<String>) -> Opening {
+    reply.map_or(Opening::Failed, Opening::Refuse)
+}
+
+/// A frame Core makes, as text; `None` (logged) if it does not encode.
+fn encode<M: MessageSet>(frame: Envelope<M>) -> Option<String> {
+    frame
+        .to_json()
+        .map_err(|e| tracing::error!(error = %e, "a frame Core made does not encode"))
+        .ok()
 }
 
 /// A `protocol_error` frame's text. The frame is the Runtime→Core message type: the protocol
@@ -209,15 +214,13 @@ fn protocol_error(
     frame_type: Option<String>,
     code: &str,
     message: &str,
-) -> String {
+) -> Option<String> {
     let error = ProtocolError {
         frame_type,
         error_code: code.to_owned(),
         message: message.to_owned(),
     };
-    Envelope::<RuntimeToCore>::new(id, error.into())
-        .to_json()
-        .expect("protocol_error serializes")
+    encode(Envelope::<RuntimeToCore>::new(id, error.into()))
 }
 
 /// The `id` and `type` of a frame that failed strict decoding, read leniently for the reply.
@@ -254,8 +257,11 @@ async fn serve_link(engine: Arc<Engine>, connections: Arc<Connections>, socket: 
     let text = match tokio::time::timeout(HANDSHAKE_TIMEOUT, first_text(&mut stream)).await {
         Ok(Some(Ok(text))) => text,
         Ok(Some(Err(_binary))) => {
-            let reply = protocol_error(None, None, "bad_frame", "frames are JSON text messages");
-            let _ = sink.send(Message::Text(reply.into())).await;
+            if let Some(reply) =
+                protocol_error(None, None, "bad_frame", "frames are JSON text messages")
+            {
+                let _ = sink.send(Message::Text(reply.into())).await;
+            }
             return close(sink, close_code::PROTOCOL, "expected hello").await;
         }
         Ok(None) => return,
@@ -271,6 +277,7 @@ async fn serve_link(engine: Arc<Engine>, connections: Arc<Connections>, socket: 
             let _ = sink.send(Message::Text(reply.into())).await;
             return close(sink, close_code::POLICY, "hello refused").await;
         }
+        Opening::Failed => return close(sink, close_code::ERROR, "internal error").await,
     };
     if sink.send(Message::Text(welcome.into())).await.is_err() {
         return;
@@ -333,9 +340,11 @@ async fn serve_link(engine: Arc<Engine>, connections: Arc<Connections>, socket: 
             Message::Text(text) => text,
             Message::Close(_) => break,
             Message::Binary(_) => {
-                let reply =
-                    protocol_error(None, None, "bad_frame", "frames are JSON text messages");
-                let _ = replies.send(reply).await;
+                if let Some(reply) =
+                    protocol_error(None, None, "bad_frame", "frames are JSON text messages")
+                {
+                    let _ = replies.send(reply).await;
+                }
                 continue;
             }
             Message::Ping(_) | Message::Pong(_) => continue,
@@ -349,8 +358,11 @@ async fn serve_link(engine: Arc<Engine>, connections: Arc<Connections>, socket: 
             Err(error) => {
                 let (id, frame_type) = frame_identity(text.as_str());
                 tracing::warn!(link, frame = ?frame_type, "undecodable Runtime frame: {error}");
-                let reply = protocol_error(id, frame_type, error.code(), &error.to_string());
-                let _ = replies.send(reply).await;
+                if let Some(reply) =
+                    protocol_error(id, frame_type, error.code(), &error.to_string())
+                {
+                    let _ = replies.send(reply).await;
+                }
             }
         }
     }

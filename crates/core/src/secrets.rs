@@ -20,6 +20,8 @@ pub enum SecretError {
     BadKey,
     #[error("a sealed secret could not be opened (wrong data key or corrupted store)")]
     Open,
+    #[error("a secret could not be sealed")]
+    Seal,
     #[error("io error on the data key file: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -51,15 +53,15 @@ impl SecretBox {
         Self::from_key(&key)
     }
 
-    pub fn seal(&self, plain: &str) -> String {
+    pub fn seal(&self, plain: &str) -> Result<String, SecretError> {
         let nonce = XChaCha20Poly1305::generate_nonce(&mut OsRng);
         let ct = self
             .cipher
             .encrypt(&nonce, plain.as_bytes())
-            .expect("XChaCha20 encryption cannot fail");
+            .map_err(|_| SecretError::Seal)?;
         let mut buf = nonce.to_vec();
         buf.extend_from_slice(&ct);
-        format!("{PREFIX}{}", B64.encode(buf))
+        Ok(format!("{PREFIX}{}", B64.encode(buf)))
     }
 
     pub fn open(&self, sealed: &str) -> Result<String, SecretError> {
@@ -97,7 +99,7 @@ mod tests {
     fn seal_open_round_trip_and_never_contains_plaintext() {
         let dir = tempfile::tempdir().unwrap();
         let b = SecretBox::load_or_create(dir.path()).unwrap();
-        let sealed = b.seal("sk-provider-secret");
+        let sealed = b.seal("sk-provider-secret").unwrap();
         assert!(!sealed.contains("sk-provider-secret"));
         assert_eq!(b.open(&sealed).unwrap(), "sk-provider-secret");
         // The key file persists: a second load opens what the first sealed.

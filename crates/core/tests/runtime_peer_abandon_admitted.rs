@@ -4,6 +4,12 @@
 //! public output Item; its identical retry is accepted, any other result gets the 409 of a
 //! result for an abandoned call.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use serde_json::{Value, json};

@@ -1,5 +1,11 @@
 //! Function calls against a scripted Runtime peer: abandonment, receipts and refusals.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use serde_json::json;

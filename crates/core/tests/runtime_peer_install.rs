@@ -3,6 +3,12 @@
 //! then on Session create names the harness, the reason and the command to retry. `/readyz`
 //! shows each harness's state throughout.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use serde_json::{Value, json};

@@ -2,6 +2,12 @@
 //! an identical retry is still accepted and nothing is resent, a later native application
 //! publishes the output Item, and otherwise the action leaves only when the Turn settles.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use serde_json::{Value, json};

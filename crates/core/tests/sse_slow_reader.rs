@@ -1,6 +1,12 @@
 //! A reader that stops reading is cut off with `error{code: stream_interrupted}` and never slows
 //! the Session or another reader down (core-contracts §8).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use futures::StreamExt;

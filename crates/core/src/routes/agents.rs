@@ -16,14 +16,15 @@ use serde_json::{Map, Value, json};
 use switchboard_execution::{
     AgentConfig, parse_agent_create, parse_agent_update, public::agent_public_fields,
 };
-use switchboard_store::{AgentRecord, Page, StoreError};
+use switchboard_store::{AgentRecord, Page};
 use switchboard_wire::ApiError;
 use switchboard_wire::ids::{IdKind, is_valid, new_id};
 
-use crate::app::AppState;
+use crate::agents::{load, open_config, seal_config};
+use crate::clock::unix_now;
 use crate::edge::{ApiResult, Failure, GatedJson, json as json_response};
-use crate::routes::pages::{list_envelope, page_query};
-use crate::secrets::SecretBox;
+use crate::routes::pages::{list_envelope, page_query, unknown_cursor_is_empty};
+use crate::state::AppState;
 
 pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
@@ -32,27 +33,6 @@ pub fn routes() -> Router<Arc<AppState>> {
             "/agents/{agent_id}",
             get(retrieve).post(update).delete(delete),
         )
-}
-
-/// The stored document: the saved configuration with the provider key sealed.
-pub fn seal_config(secrets: &SecretBox, cfg: &AgentConfig) -> String {
-    let mut cfg = cfg.clone();
-    if let Some(p) = cfg.x_agents_core.model_provider.as_mut() {
-        p.api_key = secrets.seal(&p.api_key);
-    }
-    serde_json::to_string(&cfg).expect("an AgentConfig always serializes")
-}
-
-/// Reads a stored document back, opening the sealed provider key.
-pub fn open_config(secrets: &SecretBox, text: &str) -> ApiResult<AgentConfig> {
-    let mut cfg: AgentConfig = serde_json::from_str(text).map_err(|e| {
-        tracing::error!(error = %e, "stored agent configuration does not parse");
-        Failure(ApiError::internal())
-    })?;
-    if let Some(p) = cfg.x_agents_core.model_provider.as_mut() {
-        p.api_key = secrets.open(&p.api_key)?;
-    }
-    Ok(cfg)
 }
 
 /// The public Agent object.
@@ -66,31 +46,17 @@ pub fn agent_object(rec: &AgentRecord, cfg: &AgentConfig) -> Value {
     Value::Object(obj)
 }
 
-/// Loads an Agent by a caller-supplied ID; malformed and missing IDs are the same 404.
-pub async fn load(state: &AppState, id: &str) -> ApiResult<(AgentRecord, AgentConfig)> {
-    if !is_valid(IdKind::Agent, id) {
-        return Err(Failure(ApiError::not_found()));
-    }
-    let rec = state
-        .store
-        .get_agent(id)
-        .await?
-        .ok_or(Failure(ApiError::not_found()))?;
-    let cfg = open_config(&state.secrets, &rec.config)?;
-    Ok((rec, cfg))
-}
-
 async fn create(
     State(state): State<Arc<AppState>>,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
     let cfg = parse_agent_create(&body)?;
-    let t = crate::unix_now();
+    let t = unix_now();
     let rec = AgentRecord {
         id: new_id(IdKind::Agent),
         created_at: t,
         updated_at: t,
-        config: seal_config(&state.secrets, &cfg),
+        config: seal_config(&state.secrets, &cfg)?,
     };
     state.store.insert_agent(&rec).await?;
     Ok(json_response(StatusCode::CREATED, agent_object(&rec, &cfg)))
@@ -100,7 +66,7 @@ async fn retrieve(
     State(state): State<Arc<AppState>>,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let (rec, cfg) = load(&state, &id).await?;
+    let (rec, cfg) = load(state.store.as_ref(), &state.secrets, &id).await?;
     Ok(json_response(StatusCode::OK, agent_object(&rec, &cfg)))
 }
 
@@ -111,10 +77,10 @@ async fn update(
 ) -> ApiResult<Response> {
     // The body gate and protocol validation come before the lookup, as for every route.
     let patch = parse_agent_update(&body)?;
-    let (mut rec, mut cfg) = load(&state, &id).await?;
+    let (mut rec, mut cfg) = load(state.store.as_ref(), &state.secrets, &id).await?;
     cfg.apply(patch);
-    rec.updated_at = crate::unix_now().max(rec.updated_at);
-    rec.config = seal_config(&state.secrets, &cfg);
+    rec.updated_at = unix_now().max(rec.updated_at);
+    rec.config = seal_config(&state.secrets, &cfg)?;
     if !state.store.update_agent(&rec).await? {
         return Err(Failure(ApiError::not_found()));
     }
@@ -136,14 +102,7 @@ async fn list(
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
     let q = page_query(&q)?;
-    let page = match state.store.list_agents(&q).await {
-        Ok(p) => p,
-        Err(StoreError::UnknownCursor) => Page {
-            data: Vec::new(),
-            has_more: false,
-        },
-        Err(e) => return Err(e.into()),
-    };
+    let page = unknown_cursor_is_empty(state.store.list_agents(&q).await)?;
     let mut data = Vec::with_capacity(page.data.len());
     for rec in &page.data {
         let cfg = open_config(&state.secrets, &rec.config)?;

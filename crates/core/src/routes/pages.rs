@@ -8,7 +8,7 @@ use switchboard_execution::ValidationError;
 use switchboard_execution::error_messages::{
     above_maximum, below_minimum, invalid_type, invalid_value,
 };
-use switchboard_store::{Order, Page, PageQuery};
+use switchboard_store::{Order, Page, PageQuery, StoreError};
 
 /// Parses the list query with the parser's own message builders, so a bad `limit` reads like
 /// a bad body member.
@@ -56,4 +56,15 @@ pub fn list_envelope(page: Page<Value>) -> Value {
         .cloned()
         .unwrap_or(Value::Null);
     json!({ "object": "list", "data": page.data, "first_id": first, "last_id": last, "has_more": page.has_more })
+}
+
+/// A list read whose `after` cursor names no row is an empty page, not an error.
+pub fn unknown_cursor_is_empty<T>(r: Result<Page<T>, StoreError>) -> Result<Page<T>, StoreError> {
+    match r {
+        Err(StoreError::UnknownCursor) => Ok(Page {
+            data: Vec::new(),
+            has_more: false,
+        }),
+        other => other,
+    }
 }

@@ -16,29 +16,18 @@ use switchboard_execution::{
 use switchboard_harness::{declaration, required_capabilities, validate_selection};
 use switchboard_store::{IdempotencyRecord, SessionRecord, StoreError};
 use switchboard_wire::ids::{IdKind, new_id};
-use switchboard_wire::{ApiError, ErrorCode};
 use tokio::sync::broadcast;
 
 use super::configuration::{configuration, snapshot};
 use super::engine::Engine;
+use super::error::SessionError;
 use super::hub::Published;
-use super::links::Unavailable;
+use super::idempotency;
 use super::objects::SessionStatus;
+use super::runtimes::Unavailable;
 use super::state::{Live, SessionDoc, SessionMeta, Tx};
-use crate::app::AppState;
-use crate::edge::Failure;
-use crate::unix_now;
-
-const NO_PROVIDER: &str = "This Session was created without a model provider and cannot run. Create a new Session with x_agents_core.model_provider or an Agent that has one saved.";
+use crate::clock::unix_now;
 const HOSTED: &str = "This service does not provide openai_hosted environments; use environment none or self_hosted.";
-
-fn unsupported(param: Option<&str>, message: String) -> Failure {
-    Failure(ApiError::new(
-        ErrorCode::UnsupportedConfiguration,
-        param.map(str::to_owned),
-        message,
-    ))
-}
 
 fn harness_name(h: HarnessId) -> String {
     serde_json::to_value(h)
@@ -77,17 +66,19 @@ pub struct Created {
     pub obfuscate: bool,
 }
 
+/// Admits and creates a Session. `default_harness` runs it when neither the request nor its
+/// Agent selects one.
 pub async fn create(
     engine: &Arc<Engine>,
-    state: &AppState,
+    default_harness: HarnessId,
     body: &Map<String, Value>,
     headers: &HeaderMap,
-) -> Result<Created, Failure> {
+) -> Result<Created, SessionError> {
     let req = parse_session_create(body)?;
-    let key = crate::idempotency::key(headers)?.map(|key| IdempotencyRecord {
+    let key = idempotency::key(headers)?.map(|key| IdempotencyRecord {
         session_id: String::new(),
         key,
-        fingerprint: crate::idempotency::fingerprint(body),
+        fingerprint: idempotency::fingerprint(body),
         created_at: unix_now(),
     });
     if let Some(key) = &key
@@ -96,34 +87,31 @@ pub async fn create(
         return retry(engine, &seen, key, req.stream, req.include_obfuscation).await;
     }
     let saved = match &req.agent_id {
-        Some(id) => Some(crate::routes::agents::load(state, id).await?.1),
+        Some(id) => Some(
+            crate::agents::load(engine.store.as_ref(), &engine.secrets, id)
+                .await?
+                .1,
+        ),
         None => None,
     };
     let mut agent = resolve(saved.as_ref(), req.agent.as_ref())?;
     agent.x_agents_core = agent.x_agents_core.overridden_by(&req.x_agents_core);
 
     if let EnvironmentRequest::OpenaiHosted(_) = req.environment {
-        return Err(unsupported(Some("environment"), HOSTED.to_owned()));
+        return Err(SessionError::unsupported(Some("environment"), HOSTED));
     }
     let placement = req.environment.placement();
-    let harness = agent
-        .x_agents_core
-        .harness
-        .unwrap_or(state.config.default_harness);
+    let harness = agent.x_agents_core.harness.unwrap_or(default_harness);
     let provider: ModelProvider = match &agent.x_agents_core.model_provider {
         Some(p) => p.clone(),
-        None => engine.default_provider(harness).ok_or_else(|| {
-            Failure(ApiError::new(
-                ErrorCode::ModelProviderRequired,
-                Some("x_agents_core.model_provider".into()),
-                NO_PROVIDER,
-            ))
-        })?,
+        None => engine
+            .default_provider(harness)
+            .ok_or(SessionError::ModelProviderRequired)?,
     };
     let mut snap = snapshot(&agent, req.agent_id.clone(), placement.clone(), harness);
     snap.model_provider = Some(provider.clone());
     let decl = declaration(harness);
-    validate_selection(decl, &snap).map_err(|e| unsupported(e.param.as_deref(), e.message))?;
+    validate_selection(decl, &snap)?;
 
     let config = configuration(&snap, &provider);
     let required = required_capabilities(&snap);
@@ -131,7 +119,10 @@ pub async fn create(
         // Being installed: admitted, and its Turn waits in `queued` until the install ends.
         Ok(_) | Err(Unavailable::Installing) => {}
         Err(why) => {
-            return Err(unsupported(None, unavailable_message(harness, why)));
+            return Err(SessionError::unsupported(
+                None,
+                unavailable_message(harness, why),
+            ));
         }
     }
 
@@ -139,7 +130,7 @@ pub async fn create(
     let now = unix_now();
     let mut stored_agent = agent.clone();
     if let Some(p) = stored_agent.x_agents_core.model_provider.as_mut() {
-        p.api_key = engine.secrets.seal(&p.api_key);
+        p.api_key = engine.secrets.seal(&p.api_key)?;
     }
     let environment = match &req.environment {
         EnvironmentRequest::SelfHosted {
@@ -199,14 +190,14 @@ pub async fn create(
         drop(guard);
         engine.forget(&session_id);
         // A concurrent create with the same key committed first: this is its retry.
-        if let (StoreError::Conflict(_), Some(key)) = (&e, &key)
+        if let (SessionError::Store(StoreError::Conflict(_)), Some(key)) = (&e, &key)
             && let Some(seen) = engine.store.get_create_key(&key.key).await?
         {
             return retry(engine, &seen, key, req.stream, req.include_obfuscation).await;
         }
-        return Err(e.into());
+        return Err(e);
     }
-    let session = guard.as_ref().expect("committed").to_json();
+    let session = guard.as_ref().ok_or(SessionError::NotFound)?.to_json();
     Ok(Created {
         session,
         session_id,
@@ -225,13 +216,13 @@ async fn retry(
     request: &IdempotencyRecord,
     stream: bool,
     obfuscate: bool,
-) -> Result<Created, Failure> {
+) -> Result<Created, SessionError> {
     if seen.fingerprint != request.fingerprint {
-        return Err(crate::idempotency::conflict());
+        return Err(SessionError::IdempotencyConflict);
     }
     let (session, rx) = match engine.read_and_subscribe(&seen.session_id).await {
         Ok(found) => found,
-        Err(Failure(e)) if e.status == 404 => return Err(crate::idempotency::conflict()),
+        Err(SessionError::NotFound) => return Err(SessionError::IdempotencyConflict),
         Err(e) => return Err(e),
     };
     let stream = stream.then(|| {
@@ -256,7 +247,7 @@ fn with_event_id(mut event: Value) -> Value {
 }
 
 /// The public object of a stored Session row (lists read rows, not locks).
-pub fn session_json(rec: &SessionRecord) -> Result<Value, Failure> {
+pub fn session_json(rec: &SessionRecord) -> Result<Value, SessionError> {
     let (meta, doc) = super::engine::parse_record(rec)?;
     Ok(super::state::session_json(&meta, &doc))
 }

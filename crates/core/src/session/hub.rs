@@ -11,6 +11,7 @@ use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::sync::lock;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
@@ -70,7 +71,7 @@ pub struct Hub {
 impl Hub {
     /// Subscribes to a Session's events from now on.
     pub fn subscribe(&self, session_id: &str) -> broadcast::Receiver<Published> {
-        let mut channels = self.channels.lock().expect("hub lock");
+        let mut channels = lock(&self.channels);
         channels
             .entry(session_id.to_owned())
             .or_insert_with(|| broadcast::channel(BUFFER).0)
@@ -79,7 +80,7 @@ impl Hub {
 
     /// Publishes one event (an object with `type`); `event_id` is added here.
     pub fn publish(&self, session_id: &str, mut event: Value) {
-        let mut channels = self.channels.lock().expect("hub lock");
+        let mut channels = lock(&self.channels);
         let Some(tx) = channels.get(session_id) else {
             return;
         };
@@ -94,12 +95,12 @@ impl Hub {
 
     /// Ends every stream (server shutdown).
     pub fn close_all(&self) {
-        self.channels.lock().expect("hub lock").clear();
+        lock(&self.channels).clear();
     }
 
     /// Ends every stream of a deleted Session.
     pub fn close(&self, session_id: &str) {
-        self.channels.lock().expect("hub lock").remove(session_id);
+        lock(&self.channels).remove(session_id);
     }
 }
 

@@ -6,69 +6,105 @@
 //! Admission is not application: an admitted result goes to the Runtime as `function_result`,
 //! and only its receipt (`interaction_decision_ack{applied}`) publishes the output Item.
 
-use serde_json::{Value, json};
-use switchboard_execution::{InputContent, InputMessage, ToolOutput, ToolResultEvent};
-use switchboard_harness::{ContentPart, FunctionOutput, declaration};
-use switchboard_protocol::content::InputPart;
-use switchboard_protocol::messages::{FunctionResult, PromptCancel, PromptSteer};
-use switchboard_wire::ids::{IdKind, new_id};
-use switchboard_wire::{ApiError, ErrorCode};
+use std::sync::Arc;
 
+use axum::http::HeaderMap;
+use serde_json::{Map, Value};
+use switchboard_execution::{InputContent, InputEvent, InputMessage, parse_input_events};
+use switchboard_harness::declaration;
+use switchboard_protocol::messages::{PromptCancel, PromptSteer};
+use switchboard_store::IdempotencyRecord;
+use switchboard_wire::ids::{IdKind, new_id};
+
+use super::call::CallDoc;
+use super::calls;
+use super::content::{harness_parts, parts};
+use super::engine::{Engine, loaded};
+use super::error::SessionError;
+use super::idempotency;
 use super::objects::{Turn, TurnStatus, fields, turn_event, user_message_item};
-use super::state::{ActiveTurn, CallDoc, CallState, Effect, Tx};
-use crate::edge::Failure;
-use crate::unix_now;
+use super::state::{ActiveTurn, Effect, Tx};
+use crate::clock::unix_now;
 
 pub const UNKNOWN_CALL: &str = "Unknown pending tool call";
 pub const OTHER_TURN: &str = "The tool call belongs to a different Turn.";
 pub const DIFFERENT_RESULT: &str = "The tool call already has a different result.";
 pub const CANNOT_ACCEPT: &str = "The Turn cannot accept this input in its current state.";
 
-fn admission(e: switchboard_harness::AdmissionError) -> Failure {
-    Failure(ApiError::new(
-        ErrorCode::UnsupportedConfiguration,
-        e.param,
-        e.message,
-    ))
-}
-
-fn conflict(message: &str) -> Failure {
-    Failure(ApiError::new(ErrorCode::Conflict, None, message))
-}
-
-fn bad_request(message: String) -> Failure {
-    Failure(ApiError::new(ErrorCode::InvalidRequestError, None, message))
-}
-
-fn parts(message: &InputMessage) -> Vec<InputPart> {
-    message
-        .content
-        .iter()
-        .map(|c| match c {
-            InputContent::Text(text) => InputPart::InputText { text: text.clone() },
-            InputContent::Image(url) => InputPart::InputImage {
-                image_url: url.clone(),
-            },
-        })
-        .collect()
-}
-
-fn harness_parts(content: &[InputContent]) -> Vec<ContentPart> {
-    content
-        .iter()
-        .map(|c| match c {
-            InputContent::Text(t) => ContentPart::Text(t.clone()),
-            InputContent::Image(u) => ContentPart::Image(u.clone()),
-        })
-        .collect()
+/// `POST …/events`: 1–64 input events, admitted atomically into one commit. A retry with the
+/// same key and the same events is accepted again without applying anything; the same key
+/// with other events is a conflict.
+pub async fn post_events(
+    engine: &Arc<Engine>,
+    id: &str,
+    body: &Map<String, Value>,
+    headers: &HeaderMap,
+) -> Result<(), SessionError> {
+    let events = parse_input_events(body)?;
+    let key = idempotency::key(headers)?;
+    let mut guard = engine.lock(id).await?;
+    let fingerprint = idempotency::events_fingerprint(body);
+    if let Some(key) = &key
+        && let Some(seen) = engine.store.get_idempotency(id, key).await?
+    {
+        if seen.fingerprint == fingerprint {
+            return Ok(());
+        }
+        return Err(SessionError::IdempotencyConflict);
+    }
+    if events.is_empty() {
+        return Ok(());
+    }
+    let mut tx = Tx::new(loaded(&guard)?);
+    for event in &events {
+        match event {
+            InputEvent::Message { input } => {
+                for message in input {
+                    self::message(&mut tx, message)?;
+                }
+            }
+            InputEvent::ToolResult(result) => {
+                // Calls of the running Turn are in memory; only an ended Turn's are read.
+                let in_memory = tx
+                    .live
+                    .doc
+                    .active
+                    .as_ref()
+                    .is_some_and(|t| t.call(&result.call_id).is_some());
+                let stored = if in_memory {
+                    None
+                } else {
+                    engine.store.get_call(id, &result.call_id).await?
+                };
+                let stored = match stored {
+                    Some(rec) => Some(calls::KnownCall {
+                        turn_id: rec.turn_id,
+                        doc: serde_json::from_str::<CallDoc>(&rec.doc)?,
+                        active: false,
+                    }),
+                    None => None,
+                };
+                calls::admit(&mut tx, result, stored)?;
+            }
+            InputEvent::Cancel => cancel(&mut tx),
+        }
+    }
+    if let Some(key) = key {
+        tx.write.idempotency = Some(IdempotencyRecord {
+            session_id: id.to_owned(),
+            key,
+            fingerprint,
+            created_at: unix_now(),
+        });
+    }
+    engine.commit(&mut guard, tx).await
 }
 
 /// Applies one user message: it opens a Turn on an idle Session and joins the running Turn
 /// otherwise (a parallel Turn is never started).
-pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), Failure> {
+pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), SessionError> {
     let decl = declaration(tx.live.doc.harness);
-    switchboard_harness::validate_message_input(decl, &harness_parts(&message.content))
-        .map_err(admission)?;
+    switchboard_harness::validate_message_input(decl, &harness_parts(&message.content))?;
     let sid = tx.id().to_owned();
     let input = parts(message);
     let content: Vec<Value> = message.content.iter().map(InputContent::public).collect();
@@ -144,112 +180,12 @@ pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A call as the conflict table sees it: its Turn, and its stored document.
-pub struct KnownCall {
-    pub turn_id: String,
-    pub doc: CallDoc,
-    /// The call belongs to the active Turn.
-    pub active: bool,
-}
-
-/// Applies one `tool_result` (the conflict table). `stored` is the call as the store has it,
-/// for calls of Turns that already ended.
-pub fn tool_result(
-    tx: &mut Tx,
-    event: &ToolResultEvent,
-    stored: Option<KnownCall>,
-) -> Result<(), Failure> {
-    // Invalid or unsupported content never consumes a pending call.
-    let decl = declaration(tx.live.doc.harness);
-    let output = event.output.as_ref().map(|o| match o {
-        ToolOutput::Text(t) => FunctionOutput::Text(t.clone()),
-        ToolOutput::Parts(p) => FunctionOutput::Parts(harness_parts(p)),
-    });
-    switchboard_harness::validate_function_result(decl, event.success, output.as_ref())
-        .map_err(admission)?;
-
-    let in_active = tx.active().and_then(|t| {
-        t.call(&event.call_id).map(|c| KnownCall {
-            turn_id: t.turn.id.clone(),
-            doc: c.clone(),
-            active: true,
-        })
-    });
-    let Some(call) = in_active.or(stored) else {
-        return Err(bad_request(format!("{UNKNOWN_CALL}: {}", event.call_id)));
-    };
-    if call.turn_id != event.turn_id {
-        return Err(bad_request(OTHER_TURN.to_owned()));
-    }
-    if let Some(previous) = &call.doc.submission {
-        return if same_submission(previous, &event.submission) {
-            Ok(())
-        } else if call.doc.state == CallState::Abandoned {
-            // The admitted result never applied: another one is refused like any result for an
-            // abandoned call (execution-tools "Abandonment").
-            Err(conflict(CANNOT_ACCEPT))
-        } else {
-            Err(conflict(DIFFERENT_RESULT))
-        };
-    }
-    let cancelling = tx.active().is_some_and(|t| t.cancel_requested);
-    if !(call.active && call.doc.state == CallState::Pending && !cancelling) {
-        return Err(conflict(CANNOT_ACCEPT));
-    }
-
-    let delivery_id = new_id(IdKind::Delivery);
-    let turn = tx.active().expect("the call's Turn is active");
-    let (link, run, tid) = (turn.link, turn.run_id.clone(), turn.turn.id.clone());
-    turn.deliveries
-        .insert(delivery_id.clone(), event.call_id.clone());
-    let doc = turn.call_mut(&event.call_id).expect("the call exists");
-    doc.state = CallState::Submitted;
-    doc.submission = Some(event.submission.clone());
-    doc.output = Some(event.public_output());
-    doc.error = Some(json!(event.error));
-    doc.delivery_id = Some(delivery_id.clone());
-    let doc = doc.clone();
-    tx.put_call(&tid, &event.call_id, &doc);
-    let result = FunctionResult {
-        delivery_id,
-        call_id: event.call_id.clone(),
-        success: event.success,
-        output: event.output.as_ref().map(|o| match o {
-            ToolOutput::Text(t) => switchboard_protocol::content::FunctionOutput::Text(t.clone()),
-            ToolOutput::Parts(p) => {
-                switchboard_protocol::content::FunctionOutput::Parts(parts(&InputMessage {
-                    content: p.clone(),
-                }))
-            }
-        }),
-        error: event.error.clone(),
-    };
-    if let Some(link) = link {
-        tx.send(link, run, result.into());
-    }
-    tx.refresh_status();
-    Ok(())
-}
-
-/// Retry identity: the same members with the same values, numbers compared by their exact
-/// spelling (lossless JSON); member order does not matter, presence does (`"error": null` is
-/// not the same as no `error`).
-fn same_submission(previous: &str, submitted: &str) -> bool {
-    match (
-        serde_json::from_str::<Value>(previous),
-        serde_json::from_str::<Value>(submitted),
-    ) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => previous == submitted,
-    }
-}
-
 /// Applies a cancel: a Turn that has not started ends at once; a running one is asked to stop
 /// and settles when the Runtime confirms (completion can win). Idle: nothing to do.
 pub fn cancel(tx: &mut Tx) {
     let Some(turn) = tx.active() else { return };
     if !turn.started {
-        super::frames::settle(tx, TurnStatus::Cancelled, None);
+        super::turns::settle(tx, TurnStatus::Cancelled, None);
         return;
     }
     if turn.cancel_requested {
@@ -257,16 +193,7 @@ pub fn cancel(tx: &mut Tx) {
     }
     turn.cancel_requested = true;
     let (link, run, tid) = (turn.link, turn.run_id.clone(), turn.turn.id.clone());
-    let mut changed = Vec::new();
-    for (call_id, call) in turn.calls.iter_mut() {
-        if call.state == CallState::Pending {
-            call.state = CallState::Cancelled;
-            changed.push((call_id.clone(), call.clone()));
-        }
-    }
-    for (call_id, doc) in changed {
-        tx.put_call(&tid, &call_id, &doc);
-    }
+    calls::cancel_pending(tx, &tid);
     if let Some(link) = link {
         tx.send(link, run, PromptCancel {}.into());
     }

@@ -73,8 +73,21 @@ impl Turn {
         }
     }
 
+    /// The public Turn object (its serde shape, spelled out so it cannot fail).
     pub fn to_json(&self) -> Value {
-        serde_json::to_value(self).expect("a Turn always serializes")
+        json!({
+            "id": self.id,
+            "object": self.object,
+            "session_id": self.session_id,
+            "agent_id": self.agent_id,
+            "subagent_id": self.subagent_id,
+            "created_at": self.created_at,
+            "started_at": self.started_at,
+            "completed_at": self.completed_at,
+            "status": self.status,
+            "error": self.error,
+            "usage": self.usage,
+        })
     }
 }
 

@@ -19,7 +19,8 @@ use switchboard_protocol::content::InputPart;
 use switchboard_protocol::messages::{MessagePhase, Usage};
 use switchboard_store::{CallRecord, ItemRecord, SessionRecord, SessionWrite, TurnRecord};
 
-use super::objects::{RequiredAction, SessionStatus, Turn, usage_json};
+use super::call::CallDoc;
+use super::objects::{RequiredAction, SessionStatus, Turn, fields, turn_event, usage_json};
 
 /// Identity and list filters.
 #[derive(Debug, Clone)]
@@ -73,40 +74,6 @@ pub struct NativeItem {
     pub done: bool,
     /// The Item as last written.
     pub doc: Value,
-}
-
-/// A function call of the active Turn.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallState {
-    /// Waiting for the caller's result.
-    Pending,
-    /// A result is admitted and on its way to the harness.
-    Submitted,
-    /// The harness applied the result (receipt confirmed).
-    Applied,
-    /// The harness said nothing certain about the result.
-    Unconfirmed,
-    /// The harness abandoned the call before any result applied.
-    Abandoned,
-    /// The Turn was cancelled before a result arrived.
-    Cancelled,
-    /// The Turn ended before a result arrived.
-    Settled,
-}
-
-/// The stored document of one call.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct CallDoc {
-    pub name: String,
-    pub arguments: String,
-    pub state: CallState,
-    /// The admitted `tool_result` event exactly as received (retry identity).
-    pub submission: Option<String>,
-    /// The public `output` and `error` of the admitted result.
-    pub output: Option<Value>,
-    pub error: Option<Value>,
-    pub delivery_id: Option<String>,
 }
 
 /// The root Turn being run.
@@ -173,10 +140,7 @@ impl Live {
     pub fn derive_status(&self) -> SessionStatus {
         match &self.doc.active {
             Some(turn) => {
-                let awaiting = turn
-                    .calls
-                    .iter()
-                    .any(|(_, c)| c.state == CallState::Pending);
+                let awaiting = turn.calls.iter().any(|(_, c)| c.state.awaits_result());
                 if awaiting && !turn.cancel_requested {
                     SessionStatus::RequiresAction
                 } else {
@@ -194,15 +158,15 @@ impl Live {
     }
 
     /// The store record of the Session row.
-    pub fn record(&self) -> SessionRecord {
-        SessionRecord {
+    pub fn record(&self) -> Result<SessionRecord, serde_json::Error> {
+        Ok(SessionRecord {
             id: self.meta.id.clone(),
             created_at: self.meta.created_at,
             agent_id: self.meta.agent_id.clone(),
             metadata: Value::Object(self.meta.metadata.clone()).to_string(),
             active_turn_id: self.doc.active.as_ref().map(|t| t.turn.id.clone()),
-            doc: serde_json::to_string(&self.doc).expect("a SessionDoc always serializes"),
-        }
+            doc: serde_json::to_string(&self.doc)?,
+        })
     }
 }
 
@@ -263,6 +227,8 @@ pub enum Effect {
 pub struct Tx {
     pub live: Live,
     pub write: SessionWrite,
+    /// Call documents to write, `(turn_id, call_id, doc)`: serialized when the change commits.
+    calls: Vec<(String, String, CallDoc)>,
     pub effects: Vec<Effect>,
     /// Whether the Session document changed and must be written.
     pub touched: bool,
@@ -273,6 +239,7 @@ impl Tx {
         Tx {
             live: live.clone(),
             write: SessionWrite::default(),
+            calls: Vec::new(),
             effects: Vec::new(),
             touched: false,
         }
@@ -324,13 +291,51 @@ impl Tx {
     }
 
     pub fn put_call(&mut self, turn_id: &str, call_id: &str, doc: &CallDoc) {
-        self.write.calls.retain(|c| c.call_id != call_id);
-        self.write.calls.push(CallRecord {
-            session_id: self.live.meta.id.clone(),
-            call_id: call_id.to_owned(),
-            turn_id: turn_id.to_owned(),
-            doc: serde_json::to_string(doc).expect("a CallDoc always serializes"),
-        });
+        self.calls.retain(|(_, c, _)| c != call_id);
+        self.calls
+            .push((turn_id.to_owned(), call_id.to_owned(), doc.clone()));
+    }
+
+    /// Everything the change writes, in one store write: the Session row when touched, and
+    /// every row put.
+    pub fn take_write(&mut self) -> Result<SessionWrite, serde_json::Error> {
+        let mut write = std::mem::take(&mut self.write);
+        if self.touched {
+            write.session = Some(self.live.record()?);
+        }
+        for (turn_id, call_id, doc) in std::mem::take(&mut self.calls) {
+            write.calls.push(CallRecord {
+                session_id: self.live.meta.id.clone(),
+                call_id,
+                turn_id,
+                doc: serde_json::to_string(&doc)?,
+            });
+        }
+        Ok(write)
+    }
+
+    /// The Session and active Turn IDs.
+    pub fn ids(&mut self) -> Option<(String, String)> {
+        let sid = self.id().to_owned();
+        let tid = self.active()?.turn.id.clone();
+        Some((sid, tid))
+    }
+
+    /// Publishes an Item event (`item.added`, `item.done`) of the active Turn.
+    pub fn publish_item(
+        &mut self,
+        kind: &str,
+        sid: &str,
+        tid: &str,
+        index: Option<u64>,
+        item: Value,
+    ) {
+        self.publish(turn_event(
+            kind,
+            sid,
+            tid,
+            fields([("output_index", json!(index)), ("item", item)]),
+        ));
     }
 
     /// Recomputes the Session status; publishes the matching Session event when it changed
@@ -341,7 +346,7 @@ impl Tx {
             Some(turn) if !turn.cancel_requested => turn
                 .calls
                 .iter()
-                .filter(|(_, c)| matches!(c.state, CallState::Pending | CallState::Submitted))
+                .filter(|(_, c)| c.state.is_required_action())
                 .map(|(id, c)| {
                     RequiredAction::function_call(&turn.turn.id, id, &c.name, &c.arguments)
                 })

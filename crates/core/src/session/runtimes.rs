@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::sync::lock;
 use serde_json::Value;
 use switchboard_harness::Capability;
 use switchboard_protocol::CoreToRuntime;
@@ -75,7 +76,7 @@ impl Links {
         tx: mpsc::Sender<Envelope<CoreToRuntime>>,
     ) -> u64 {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        self.links.lock().expect("links lock").insert(
+        lock(&self.links).insert(
             id,
             Link {
                 runtime_id,
@@ -91,20 +92,17 @@ impl Links {
     }
 
     pub fn remove(&self, link: u64) {
-        self.links.lock().expect("links lock").remove(&link);
-        self.preparing
-            .lock()
-            .expect("preparing lock")
-            .retain(|(l, _), _| *l != link);
+        lock(&self.links).remove(&link);
+        lock(&self.preparing).retain(|(l, _), _| *l != link);
     }
 
     pub fn runtime_id(&self, link: u64) -> Option<String> {
-        let links = self.links.lock().expect("links lock");
+        let links = lock(&self.links);
         links.get(&link).map(|l| l.runtime_id.clone())
     }
 
     pub fn set_advertisement(&self, link: u64, harnesses: Vec<HarnessAdvertisement>) {
-        if let Some(l) = self.links.lock().expect("links lock").get_mut(&link) {
+        if let Some(l) = lock(&self.links).get_mut(&link) {
             l.advertised = !harnesses.is_empty();
             l.runnable = harnesses
                 .iter()
@@ -120,7 +118,7 @@ impl Links {
 
     /// The local Runtime has advertised its harnesses.
     pub fn local_ready(&self) -> bool {
-        let links = self.links.lock().expect("links lock");
+        let links = lock(&self.links);
         links.values().any(|l| l.local && l.advertised)
     }
 
@@ -130,7 +128,7 @@ impl Links {
     /// Best is `available`, then `installing`, then `failed`, then `missing`.
     pub fn harness_states(&self) -> HashMap<HarnessId, HarnessState> {
         // (Keyed by the protocol's harness id; `/readyz` names them by their wire names.)
-        let links = self.links.lock().expect("links lock");
+        let links = lock(&self.links);
         let local_attached = links.values().any(|l| l.local);
         let mut best: HashMap<HarnessId, HarnessState> = HashMap::new();
         for link in links.values().filter(|l| l.local || !local_attached) {
@@ -152,7 +150,7 @@ impl Links {
         required: &[Capability],
         session_id: &str,
     ) -> Result<u64, Unavailable> {
-        let links = self.links.lock().expect("links lock");
+        let links = lock(&self.links);
         let mut missing = None;
         let mut best: Option<u64> = None;
         let mut installing = false;
@@ -186,14 +184,14 @@ impl Links {
     }
 
     pub fn is_prepared(&self, link: u64, session_id: &str) -> bool {
-        let links = self.links.lock().expect("links lock");
+        let links = lock(&self.links);
         links
             .get(&link)
             .is_some_and(|l| l.prepared.contains(session_id))
     }
 
     pub fn set_prepared(&self, link: u64, session_id: &str, prepared: bool) {
-        if let Some(l) = self.links.lock().expect("links lock").get_mut(&link) {
+        if let Some(l) = lock(&self.links).get_mut(&link) {
             if prepared {
                 l.prepared.insert(session_id.to_owned());
             } else {
@@ -204,7 +202,7 @@ impl Links {
 
     /// Links holding a prepared executor for the Session.
     pub fn preparing_links(&self, session_id: &str) -> Vec<u64> {
-        let links = self.links.lock().expect("links lock");
+        let links = lock(&self.links);
         links
             .iter()
             .filter(|(_, l)| l.prepared.contains(session_id))
@@ -219,19 +217,12 @@ impl Links {
         session_id: &str,
     ) -> oneshot::Receiver<PreparationStatus> {
         let (tx, rx) = oneshot::channel();
-        self.preparing
-            .lock()
-            .expect("preparing lock")
-            .insert((link, session_id.to_owned()), tx);
+        lock(&self.preparing).insert((link, session_id.to_owned()), tx);
         rx
     }
 
     pub fn preparation_settled(&self, link: u64, status: PreparationStatus) {
-        let waiter = self
-            .preparing
-            .lock()
-            .expect("preparing lock")
-            .remove(&(link, status.session_id.clone()));
+        let waiter = lock(&self.preparing).remove(&(link, status.session_id.clone()));
         if let Some(waiter) = waiter {
             let _ = waiter.send(status);
         }
@@ -240,7 +231,7 @@ impl Links {
     /// Sends a frame; false when the link is gone.
     pub async fn send(&self, link: u64, id: Option<String>, message: CoreToRuntime) -> bool {
         let tx = {
-            let links = self.links.lock().expect("links lock");
+            let links = lock(&self.links);
             links.get(&link).map(|l| l.tx.clone())
         };
         match tx {

@@ -4,31 +4,21 @@
 use axum::http::HeaderMap;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use switchboard_wire::{ApiError, ErrorCode};
 
-use crate::edge::Failure;
+use super::error::SessionError;
 
 const MAX_KEY_BYTES: usize = 128;
 
 /// The request's key, if it sent one: 1–128 bytes and not only whitespace, else 400.
-pub fn key(headers: &HeaderMap) -> Result<Option<String>, Failure> {
+pub fn key(headers: &HeaderMap) -> Result<Option<String>, SessionError> {
     let Some(value) = headers.get("idempotency-key") else {
         return Ok(None);
     };
     let key = value.to_str().unwrap_or_default();
     if key.is_empty() || key.len() > MAX_KEY_BYTES || key.trim().is_empty() {
-        return Err(Failure(ApiError::new(
-            ErrorCode::InvalidRequest,
-            None,
-            "The Idempotency-Key header must be 1 to 128 bytes and not only whitespace.",
-        )));
+        return Err(SessionError::InvalidIdempotencyKey);
     }
     Ok(Some(key.to_owned()))
-}
-
-/// 409 `idempotency_conflict`: the key was used with different input (or its Session is gone).
-pub fn conflict() -> Failure {
-    Failure(ApiError::idempotency_conflict())
 }
 
 /// Hex SHA-256 of a request body with every object's members sorted by name: member order does
@@ -37,6 +27,14 @@ pub fn fingerprint(body: &Map<String, Value>) -> String {
     let mut text = String::new();
     write_object(body, &mut text);
     hex::encode(Sha256::digest(text))
+}
+
+/// Hex SHA-256 of an input batch's `events` exactly as sent: a retry must repeat them
+/// byte for byte (after parsing), member order included.
+pub fn events_fingerprint(body: &Map<String, Value>) -> String {
+    hex::encode(Sha256::digest(
+        serde_json::to_string(&body.get("events")).unwrap_or_default(),
+    ))
 }
 
 fn write_object(map: &Map<String, Value>, out: &mut String) {

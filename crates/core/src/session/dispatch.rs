@@ -1,0 +1,188 @@
+//! Turn dispatch: binding the active Turn to a Runtime, preparing the Session there, starting
+//! the Turn; the queue of Turns waiting for a Runtime; and recovery after a restart.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use switchboard_protocol::messages::{
+    ExecutionPrepare, ExecutionStart, PreparationState, PromptSteer,
+};
+use switchboard_store::StoreError;
+use switchboard_wire::ids::{IdKind, new_id};
+
+use super::configuration::snapshot;
+use super::engine::Engine;
+use super::objects::TurnStatus;
+use super::runtimes::Unavailable;
+use super::state::Tx;
+use crate::sync::lock;
+
+/// How long a Runtime may take to prepare a Session (a cold harness start included).
+const PREPARE_TIMEOUT: Duration = Duration::from_secs(120);
+
+impl Engine {
+    pub(super) fn kick_queued(self: &Arc<Self>) {
+        let queued = std::mem::take(&mut *lock(&self.queued));
+        for id in queued {
+            let this = self.clone();
+            tokio::spawn(async move { this.drive(id).await });
+        }
+    }
+
+    /// Moves the active Turn forward: bind it to a Runtime, prepare the Session there if
+    /// needed, start the Turn and send the messages that joined it meanwhile.
+    ///
+    /// Boxed: a commit can start a drive, and a drive commits.
+    pub fn drive(self: Arc<Self>, id: String) -> BoxFuture<'static, ()> {
+        Box::pin(self.drive_turn(id))
+    }
+
+    async fn drive_turn(self: Arc<Self>, id: String) {
+        let Ok(mut guard) = self.lock(&id).await else {
+            return;
+        };
+        let Some(live) = guard.as_ref() else { return };
+        let Some(turn) = &live.doc.active else { return };
+        if turn.started {
+            return;
+        }
+        let config = live.config.clone();
+        let link = match turn.link {
+            Some(link) => link,
+            None => {
+                let snap = snapshot(
+                    &live.doc.agent,
+                    live.meta.agent_id.clone(),
+                    live.doc.placement.clone(),
+                    live.doc.harness,
+                );
+                let required = switchboard_harness::required_capabilities(&snap);
+                match self.links.pick(config.harness, &required, &id) {
+                    Ok(link) => {
+                        let mut tx = Tx::new(live);
+                        super::turns::bind(&mut tx, link);
+                        self.commit_logged(&mut guard, tx).await;
+                        link
+                    }
+                    // The harness's install failed everywhere it was advertised: the Turn
+                    // cannot start, so it fails (the reason is logged, never shown).
+                    Err(Unavailable::Failed(reason)) => {
+                        let mut tx = Tx::new(live);
+                        super::turns::fail(&mut tx, "harness_unavailable", &reason);
+                        return self.commit_logged(&mut guard, tx).await;
+                    }
+                    // No Runtime yet, or one is installing the harness: wait for a heartbeat.
+                    Err(_) => {
+                        lock(&self.queued).push(id);
+                        return;
+                    }
+                }
+            }
+        };
+        drop(guard);
+
+        if !self.links.is_prepared(link, &id) {
+            let outcome = self.links.expect_preparation(link, &id);
+            let prepare = ExecutionPrepare {
+                session_id: id.clone(),
+                configuration: (*config).clone(),
+            };
+            let sent = self
+                .links
+                .send(link, Some(id.clone()), prepare.into())
+                .await;
+            let status = match tokio::time::timeout(PREPARE_TIMEOUT, outcome).await {
+                Ok(Ok(status)) if sent => status,
+                _ => {
+                    return self
+                        .fail_unstarted(
+                            &id,
+                            link,
+                            "preparation_timeout",
+                            "no answer to execution_prepare",
+                        )
+                        .await;
+                }
+            };
+            if status.state != PreparationState::Ready {
+                let code = status
+                    .error_code
+                    .unwrap_or_else(|| "preparation_failed".into());
+                let message = status.error.unwrap_or_default();
+                return self.fail_unstarted(&id, link, &code, &message).await;
+            }
+            self.links.set_prepared(link, &id, true);
+        }
+
+        let Ok(mut guard) = self.lock(&id).await else {
+            return;
+        };
+        let Some(live) = guard.as_ref() else { return };
+        let mut tx = Tx::new(live);
+        let Some(turn) = tx.active() else { return };
+        if turn.started || turn.link != Some(link) {
+            return;
+        }
+        if turn.cancel_requested {
+            super::turns::settle(&mut tx, TurnStatus::Cancelled, None);
+            return self.commit_logged(&mut guard, tx).await;
+        }
+        turn.started = true;
+        let run_id = turn.run_id.clone();
+        let start = ExecutionStart {
+            session_id: id.clone(),
+            run_id: run_id.clone(),
+            turn_id: turn.turn.id.clone(),
+            input: turn.start_input.clone(),
+        };
+        let steers = std::mem::take(&mut turn.pending_steers);
+        tx.touch();
+        tx.send(link, run_id.clone(), start.into());
+        for input in steers {
+            let steer = PromptSteer {
+                input_id: new_id(IdKind::Item),
+                input,
+            };
+            tx.send(link, run_id.clone(), steer.into());
+        }
+        self.commit_logged(&mut guard, tx).await;
+    }
+
+    async fn fail_unstarted(self: &Arc<Self>, id: &str, link: u64, code: &str, message: &str) {
+        let Ok(mut guard) = self.lock(id).await else {
+            return;
+        };
+        let Some(live) = guard.as_ref() else { return };
+        let mut tx = Tx::new(live);
+        if tx
+            .active()
+            .is_some_and(|t| !t.started && t.link == Some(link))
+        {
+            super::turns::fail(&mut tx, code, message);
+            self.commit_logged(&mut guard, tx).await;
+        }
+    }
+
+    /// After a restart, no Runtime holds a started Turn any more: those fail without replay;
+    /// Turns that never started wait for a Runtime (core-contracts §6.7).
+    pub async fn recover(self: &Arc<Self>) -> Result<(), StoreError> {
+        for rec in self.store.unsettled_sessions().await? {
+            let Ok(mut guard) = self.lock(&rec.id).await else {
+                continue;
+            };
+            let Some(live) = guard.as_ref() else { continue };
+            let mut tx = Tx::new(live);
+            let Some(turn) = tx.active() else { continue };
+            if turn.started {
+                super::turns::fail(&mut tx, "core_restarted", "Core restarted during the Turn");
+            } else {
+                turn.link = None;
+                tx.touch();
+                lock(&self.queued).push(rec.id.clone());
+            }
+            self.commit_logged(&mut guard, tx).await;
+        }
+        Ok(())
+    }
+}

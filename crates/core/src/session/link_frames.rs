@@ -1,0 +1,133 @@
+//! The Engine's side of the Runtime links: attaching a link, what its frames do, releasing a
+//! Session on it, and losing it. A lost link fails the Turns it had started (queued work stays
+//! queued).
+
+use std::sync::Arc;
+
+use switchboard_protocol::envelope::Envelope;
+use switchboard_protocol::messages::{ExecutionRelease, PreparationState};
+use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
+use tokio::sync::mpsc;
+
+use super::engine::{Engine, Slot};
+use super::state::Tx;
+use crate::sync::lock;
+
+impl Engine {
+    /// Connects a Runtime: frames from `from_runtime` are handled until it closes, then the
+    /// link's started Turns fail.
+    pub fn attach(
+        self: &Arc<Self>,
+        runtime_id: String,
+        local: bool,
+        to_runtime: mpsc::Sender<Envelope<CoreToRuntime>>,
+        mut from_runtime: mpsc::Receiver<Envelope<RuntimeToCore>>,
+    ) -> u64 {
+        let link = self.links.add(runtime_id, local, to_runtime);
+        let this = self.clone();
+        tokio::spawn(async move {
+            while let Some(frame) = from_runtime.recv().await {
+                this.handle_frame(link, frame).await;
+            }
+            this.link_lost(link).await;
+        });
+        link
+    }
+
+    async fn handle_frame(self: &Arc<Self>, link: u64, frame: Envelope<RuntimeToCore>) {
+        match frame.message {
+            RuntimeToCore::Heartbeat(beat) => {
+                self.links.set_advertisement(link, beat.supported_harnesses);
+                self.kick_queued();
+            }
+            RuntimeToCore::PreparationStatus(status) => match status.state {
+                PreparationState::Ready | PreparationState::Failed => {
+                    self.links.preparation_settled(link, status)
+                }
+                PreparationState::Released => {
+                    self.links.set_prepared(link, &status.session_id, false)
+                }
+                PreparationState::Preparing => {}
+            },
+            RuntimeToCore::ProtocolError(e) => {
+                tracing::warn!(link, frame = ?e.frame_type, code = %e.error_code, message = %e.message, "Runtime protocol error");
+            }
+            RuntimeToCore::Hello(_) => {
+                tracing::warn!(link, "a second hello on an open link is ignored");
+            }
+            message => {
+                let Some(run_id) = frame.id else {
+                    tracing::warn!(link, "a Turn frame without a Run ID is ignored");
+                    return;
+                };
+                let session = lock(&self.runs).get(&run_id).cloned();
+                let Some(session) = session else {
+                    tracing::debug!(link, run = %run_id, "a frame for a settled Run is ignored");
+                    return;
+                };
+                let Ok(mut guard) = self.lock(&session).await else {
+                    return;
+                };
+                if let RuntimeToCore::Delta(delta) = message {
+                    let Some(live) = guard.as_mut() else { return };
+                    if live.doc.active.as_ref().map(|t| t.run_id.as_str()) != Some(&run_id) {
+                        return;
+                    }
+                    if let Some(event) = super::native_items::delta(live, delta) {
+                        self.hub.publish(&session, event);
+                    }
+                    return;
+                }
+                let Some(live) = guard.as_ref() else { return };
+                let mut tx = Tx::new(live);
+                if tx.live.doc.active.as_ref().map(|t| t.run_id.as_str()) != Some(&run_id) {
+                    return;
+                }
+                super::frames::apply(&mut tx, message);
+                self.commit_logged(&mut guard, tx).await;
+            }
+        }
+    }
+
+    /// A link closed: every Turn it had started fails without replay; Turns bound to it but
+    /// not started go back to the queue (core-contracts §6.7).
+    async fn link_lost(self: &Arc<Self>, link: u64) {
+        tracing::warn!(link, "Runtime link closed");
+        self.links.remove(link);
+        let slots: Vec<(String, Slot)> = lock(&self.sessions)
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (id, slot) in slots {
+            let mut guard = slot.lock_owned().await;
+            let Some(live) = guard.as_ref() else { continue };
+            let Some(turn) = &live.doc.active else {
+                continue;
+            };
+            if turn.link != Some(link) {
+                continue;
+            }
+            let mut tx = Tx::new(live);
+            if turn.started {
+                super::turns::fail(&mut tx, "runtime_lost", "the Runtime link closed");
+            } else if let Some(t) = tx.active() {
+                t.link = None;
+                lock(&self.queued).push(id.clone());
+            }
+            self.commit_logged(&mut guard, tx).await;
+        }
+    }
+
+    /// Asks every link holding the Session to release it.
+    pub async fn release(&self, id: &str) {
+        for link in self.links.preparing_links(id) {
+            self.links.set_prepared(link, id, false);
+            let release = ExecutionRelease {
+                session_id: id.to_owned(),
+            };
+            self.links
+                .send(link, Some(id.to_owned()), release.into())
+                .await;
+        }
+    }
+}

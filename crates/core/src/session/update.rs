@@ -1,0 +1,55 @@
+//! Changes a caller makes to the Session itself: update its mutable fields, delete it.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use switchboard_execution::parse_session_update;
+
+use super::engine::{Engine, loaded};
+use super::error::SessionError;
+use super::state::Tx;
+
+const AGENT_FIXED: &str =
+    "A Session's agent is fixed at creation; create a new Session to change it.";
+const ACTIVE_TURN: &str = "The Session has an active Turn. Cancel it and wait for the Session to be idle before deleting it.";
+
+/// Applies an update body; returns the Session's public object as committed.
+pub async fn update(
+    engine: &Arc<Engine>,
+    id: &str,
+    body: &Map<String, Value>,
+) -> Result<Value, SessionError> {
+    let update = parse_session_update(body)?;
+    let mut guard = engine.lock(id).await?;
+    let mut tx = Tx::new(loaded(&guard)?);
+    if update.agent.is_some() {
+        return Err(SessionError::unsupported(Some("agent"), AGENT_FIXED));
+    }
+    if let Some(metadata) = update.metadata {
+        tx.live.meta.metadata = metadata.unwrap_or_default();
+    }
+    if let Some(p) = update.prompt_cache_options {
+        tx.live.doc.prompt_cache_options = p;
+    }
+    if let Some(r) = update.review {
+        tx.live.doc.review = r;
+    }
+    tx.touch();
+    engine.commit(&mut guard, tx).await?;
+    Ok(loaded(&guard)?.to_json())
+}
+
+/// Deletes an idle Session, its history and streams, and releases it on every Runtime that
+/// prepared it.
+pub async fn delete(engine: &Engine, id: &str) -> Result<(), SessionError> {
+    let mut guard = engine.lock(id).await?;
+    if guard.as_ref().is_some_and(|l| l.doc.active.is_some()) {
+        return Err(SessionError::Conflict(ACTIVE_TURN));
+    }
+    engine.store.delete_session(id).await?;
+    *guard = None;
+    drop(guard);
+    engine.forget(id);
+    engine.release(id).await;
+    Ok(())
+}

@@ -1,0 +1,54 @@
+//! What every handler shares: the store, the key cache, the secret box, the deployment's
+//! settings and the Session engine.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use switchboard_execution::HarnessId;
+use switchboard_store::Store;
+
+use crate::auth::KeyCache;
+use crate::secrets::SecretBox;
+use crate::session::Engine;
+
+/// Deployment settings that Core needs at run time.
+#[derive(Debug, Clone)]
+pub struct CoreConfig {
+    pub data_dir: PathBuf,
+    /// The harness a Session runs on when neither the Session nor its Agent selects one.
+    pub default_harness: HarnessId,
+    /// The bearer token remote Runtimes must present; `None` refuses every remote Runtime.
+    pub runtime_token: Option<String>,
+}
+
+/// What every handler shares.
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    pub keys: KeyCache,
+    pub secrets: SecretBox,
+    pub config: CoreConfig,
+    pub engine: Arc<Engine>,
+}
+
+impl AppState {
+    /// State with a fresh Session engine over `store`. `default_providers` are the deployment's
+    /// model providers, at most one per protocol.
+    pub fn new(
+        store: Arc<dyn Store>,
+        secrets: SecretBox,
+        config: CoreConfig,
+        default_providers: impl IntoIterator<Item = switchboard_execution::ModelProvider>,
+    ) -> AppState {
+        AppState {
+            engine: Engine::new(
+                store.clone(),
+                secrets.clone(),
+                default_providers.into_iter().collect(),
+            ),
+            keys: KeyCache::new(&config.data_dir),
+            store,
+            secrets,
+            config,
+        }
+    }
+}
