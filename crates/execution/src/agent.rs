@@ -18,8 +18,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::declarations::{AgentConfig, AgentPatch, TextConfig, Tool};
 use crate::error::ValidationError;
-use crate::model::{AgentConfig, AgentPatch, TextConfig, Tool};
 use crate::object_reader::{ObjectReader, member_path};
 use crate::tools::{ToolForm, check_tool_conflicts, parse_tools};
 use crate::{metadata, scalar, settings, text, x_agents_core};

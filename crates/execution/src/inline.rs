@@ -17,11 +17,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::agent::{check_conflicts, read_members};
-use crate::error::ValidationError;
-use crate::messages::{self, kind};
-use crate::model::{
+use crate::declarations::{
     AgentConfig, AgentPatch, MultiAgent, Reasoning, ServiceTier, TextConfig, Tool, XAgentsCore,
 };
+use crate::error::ValidationError;
+use crate::messages::{self, kind};
 use crate::object_reader::{ObjectReader, member_path};
 use crate::tools::ToolForm;
 

@@ -21,6 +21,7 @@
 //! (`1E2` is echoed as `1e+2`, the same digits and value).
 
 mod agent;
+pub mod declarations;
 pub mod error;
 mod function;
 mod http_url;
@@ -30,7 +31,6 @@ mod mcp;
 mod mcp_transport;
 pub mod messages;
 mod metadata;
-pub mod model;
 pub mod number;
 mod object_reader;
 pub mod public;
@@ -44,6 +44,7 @@ mod web_search;
 mod x_agents_core;
 
 pub use agent::{MAX_NAME_CHARS, parse_agent_create, parse_agent_update};
+pub use declarations::*;
 pub use error::ValidationError;
 pub use inline::{
     INLINE_AGENT_PATH, InlineAgent, ResolvedAgent, parse_inline_agent, parse_inline_agent_members,
@@ -54,7 +55,6 @@ pub use input_events::{
     ToolResultEvent, parse_input_events,
 };
 pub use metadata::parse_metadata;
-pub use model::*;
 pub use number::binary64_lossless;
 pub use session_request::{
     EnvironmentRequest, InputContent, InputMessage, SessionAgentUpdate, SessionCreate,

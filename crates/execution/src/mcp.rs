@@ -14,9 +14,9 @@
 
 use serde_json::Map;
 
+use crate::declarations::{ConnectionOrigin, McpTool, McpTransport};
 use crate::error::ValidationError;
 use crate::messages::{self, rule};
-use crate::model::{ConnectionOrigin, McpTool, McpTransport};
 use crate::object_reader::{ObjectReader, element_path};
 use crate::scalar;
 use crate::tools::ToolForm;

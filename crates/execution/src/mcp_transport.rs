@@ -17,9 +17,9 @@
 
 use serde_json::{Map, Value};
 
+use crate::declarations::McpTransport;
 use crate::error::ValidationError;
 use crate::messages::{self, kind, rule};
-use crate::model::McpTransport;
 use crate::object_reader::{ObjectReader, element_path};
 use crate::scalar;
 use crate::tools::ToolForm;

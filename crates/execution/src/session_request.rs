@@ -24,11 +24,11 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::declarations::{Placement, Reasoning, ServiceTier, Tool, XAgentsCore};
 use crate::error::ValidationError;
 use crate::inline::{INLINE_AGENT_PATH, InlineAgent, parse_inline_agent_members};
 use crate::messages::{self, kind};
 use crate::metadata::parse_metadata;
-use crate::model::{Placement, Reasoning, ServiceTier, Tool, XAgentsCore};
 use crate::object_reader::{ObjectReader, element_path, member_path};
 use crate::tools::{ToolForm, check_tool_conflicts, parse_tools};
 use crate::x_agents_core::parse_x_agents_core;

@@ -16,9 +16,9 @@ use std::io;
 
 use serde_json::Value;
 
+use crate::declarations::{ComputerUseTool, ProgrammaticToolCalling, Tool};
 use crate::error::ValidationError;
 use crate::messages::{self, kind};
-use crate::model::{ComputerUseTool, ProgrammaticToolCalling, Tool};
 use crate::object_reader::{ObjectReader, element_path};
 use crate::schema_root::non_object_root_type;
 use crate::{function, mcp, scalar, web_search};
