@@ -24,7 +24,8 @@ use crate::error::ValidationError;
 use crate::messages::{self, kind};
 use crate::object_reader::{ObjectReader, element_path};
 use crate::scalar;
-use crate::session_request::{InputContent, InputMessage, parse_input, parse_parts};
+use crate::session_request::{InputMessage, parse_input, parse_parts};
+pub use switchboard_vocabulary::FunctionOutput as ToolOutput;
 
 /// The most events one request may carry.
 pub const MAX_INPUT_EVENTS: usize = 64;
@@ -78,14 +79,6 @@ impl ToolResultEvent {
     pub fn public_output(&self) -> Value {
         self.output_json.clone()
     }
-}
-
-/// A tool result's `output`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolOutput {
-    Text(String),
-    /// Possibly empty.
-    Parts(Vec<InputContent>),
 }
 
 /// Parses an input events body into its events, in order.

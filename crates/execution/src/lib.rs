@@ -57,9 +57,10 @@ pub use input_events::{
 pub use metadata::parse_metadata;
 pub use number::binary64_lossless;
 pub use session_request::{
-    EnvironmentRequest, InputContent, InputMessage, SessionAgentUpdate, SessionCreate,
-    SessionUpdate, parse_session_create, parse_session_update,
+    EnvironmentRequest, InputMessage, SessionAgentUpdate, SessionCreate, SessionUpdate,
+    parse_session_create, parse_session_update, public_part,
 };
 pub use settings::DEFAULT_MAX_CONCURRENT_SUBAGENTS;
+pub use switchboard_vocabulary::InputPart;
 pub use tools::{MAX_TOOLS_JSON_BYTES, TOOL_TYPES, ToolForm, check_tool_conflicts, parse_tools};
 pub use x_agents_core::{MAX_API_KEY_BYTES, parse_x_agents_core};

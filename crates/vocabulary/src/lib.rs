@@ -6,9 +6,11 @@
 //! protocol's committed wire snapshot (`crates/protocol/tests/wire_snapshot.rs`) fails if a change
 //! here would move the wire.
 
+mod content;
 mod harness;
 mod options;
 
+pub use content::{FunctionOutput, InputPart};
 pub use harness::{HarnessId, ProviderProtocol};
 pub use options::{
     ContextSize, ReasoningEffort, ReasoningSummary, ServiceTier, Verbosity, WebSearchLocation,

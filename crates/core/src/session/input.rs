@@ -7,9 +7,8 @@
 //! and only its receipt (`interaction_decision_ack{applied}`) publishes the output Item.
 
 use serde_json::{Value, json};
-use switchboard_execution::{InputContent, InputMessage, ToolOutput, ToolResultEvent};
-use switchboard_harness::{ContentPart, FunctionOutput, declaration};
-use switchboard_protocol::content::InputPart;
+use switchboard_execution::{InputMessage, ToolResultEvent, public_part};
+use switchboard_harness::declaration;
 use switchboard_protocol::messages::{FunctionResult, PromptCancel, PromptSteer};
 use switchboard_wire::ids::{IdKind, new_id};
 use switchboard_wire::{ApiError, ErrorCode};
@@ -44,38 +43,14 @@ fn bad_request(message: String) -> Failure {
     ))
 }
 
-fn parts(message: &InputMessage) -> Vec<InputPart> {
-    message
-        .content
-        .iter()
-        .map(|c| match c {
-            InputContent::Text(text) => InputPart::InputText { text: text.clone() },
-            InputContent::Image(url) => InputPart::InputImage {
-                image_url: url.clone(),
-            },
-        })
-        .collect()
-}
-
-fn harness_parts(content: &[InputContent]) -> Vec<ContentPart> {
-    content
-        .iter()
-        .map(|c| match c {
-            InputContent::Text(t) => ContentPart::Text(t.clone()),
-            InputContent::Image(u) => ContentPart::Image(u.clone()),
-        })
-        .collect()
-}
-
 /// Applies one user message: it opens a Turn on an idle Session and joins the running Turn
 /// otherwise (a parallel Turn is never started).
 pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), Failure> {
     let decl = declaration(tx.live.doc.harness);
-    switchboard_harness::validate_message_input(decl, &harness_parts(&message.content))
-        .map_err(admission)?;
+    switchboard_harness::validate_message_input(decl, &message.content).map_err(admission)?;
     let sid = tx.id().to_owned();
-    let input = parts(message);
-    let content: Vec<Value> = message.content.iter().map(InputContent::public).collect();
+    let input = message.content.clone();
+    let content: Vec<Value> = message.content.iter().map(public_part).collect();
     let item_id = new_id(IdKind::Item);
     if let Some(turn) = tx.active() {
         let tid = turn.turn.id.clone();
@@ -165,11 +140,7 @@ pub fn tool_result(
 ) -> Result<(), Failure> {
     // Invalid or unsupported content never consumes a pending call.
     let decl = declaration(tx.live.doc.harness);
-    let output = event.output.as_ref().map(|o| match o {
-        ToolOutput::Text(t) => FunctionOutput::Text(t.clone()),
-        ToolOutput::Parts(p) => FunctionOutput::Parts(harness_parts(p)),
-    });
-    switchboard_harness::validate_function_result(decl, event.success, output.as_ref())
+    switchboard_harness::validate_function_result(decl, event.success, event.output.as_ref())
         .map_err(admission)?;
 
     let in_active = tx.active().and_then(|t| {
@@ -218,14 +189,8 @@ pub fn tool_result(
         delivery_id,
         call_id: event.call_id.clone(),
         success: event.success,
-        output: event.output.as_ref().map(|o| match o {
-            ToolOutput::Text(t) => switchboard_protocol::content::FunctionOutput::Text(t.clone()),
-            ToolOutput::Parts(p) => {
-                switchboard_protocol::content::FunctionOutput::Parts(parts(&InputMessage {
-                    content: p.clone(),
-                }))
-            }
-        }),
+        // One content type from the parser to the wire: sent as admitted.
+        output: event.output.clone(),
         error: event.error.clone(),
     };
     if let Some(link) = link {
