@@ -103,11 +103,9 @@ impl From<SessionError> for Failure {
                 message,
             ),
             SessionError::Conflict(_) => ApiError::new(ErrorCode::Conflict, None, message),
-            SessionError::UnknownCall(_) => ApiError::new(
-                ErrorCode::InvalidRequestError,
-                None,
-                message,
-            ),
+            SessionError::UnknownCall(_) => {
+                ApiError::new(ErrorCode::InvalidRequestError, None, message)
+            }
         };
         Failure(error)
     }

@@ -18,9 +18,9 @@
 
 use serde_json::{Map, Value};
 
+use crate::declarations::{AgentConfig, AgentPatch, TextConfig, Tool};
 use crate::error::ValidationError;
 use crate::json_path::member_path;
-use crate::model::{AgentConfig, AgentPatch, TextConfig, Tool};
 use crate::object_reader::ObjectReader;
 use crate::tool_form::ToolForm;
 use crate::tools::{check_tool_conflicts, parse_tools};

@@ -8,9 +8,9 @@
 
 use serde_json::Value;
 
+use crate::declarations::FunctionTool;
 use crate::error::ValidationError;
 use crate::error_messages;
-use crate::model::FunctionTool;
 use crate::object_reader::ObjectReader;
 use crate::scalar;
 

@@ -17,12 +17,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::agent::{check_conflicts, read_members};
+use crate::declarations::{
+    AgentConfig, AgentPatch, MultiAgent, Reasoning, ServiceTier, TextConfig, Tool, XAgentsCore,
+};
 use crate::error::ValidationError;
 use crate::error_messages::{self, kind};
 use crate::json_path::member_path;
-use crate::model::{
-    AgentConfig, AgentPatch, MultiAgent, Reasoning, ServiceTier, TextConfig, Tool, XAgentsCore,
-};
 use crate::object_reader::ObjectReader;
 use crate::tool_form::ToolForm;
 

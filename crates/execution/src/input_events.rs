@@ -25,7 +25,8 @@ use crate::error_messages::{self, kind};
 use crate::json_path::element_path;
 use crate::object_reader::ObjectReader;
 use crate::scalar;
-use crate::session_request::{InputContent, InputMessage, parse_input, parse_parts};
+use crate::session_request::{InputMessage, parse_input, parse_parts};
+pub use switchboard_vocabulary::FunctionOutput as ToolOutput;
 
 /// The most events one request may carry.
 pub const MAX_INPUT_EVENTS: usize = 64;
@@ -79,14 +80,6 @@ impl ToolResultEvent {
     pub fn public_output(&self) -> Value {
         self.output_json.clone()
     }
-}
-
-/// A tool result's `output`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolOutput {
-    Text(String),
-    /// Possibly empty.
-    Parts(Vec<InputContent>),
 }
 
 /// Parses an input events body into its events, in order.

@@ -21,6 +21,7 @@
 //! (`1E2` is echoed as `1e+2`, the same digits and value).
 
 mod agent;
+pub mod declarations;
 pub mod error;
 pub mod error_messages;
 mod function;
@@ -31,7 +32,6 @@ mod json_path;
 mod mcp;
 mod mcp_transport;
 mod metadata;
-pub mod model;
 pub mod number;
 mod object_reader;
 pub mod public;
@@ -46,6 +46,7 @@ mod web_search;
 mod x_agents_core;
 
 pub use agent::{MAX_NAME_CHARS, parse_agent_create, parse_agent_update};
+pub use declarations::*;
 pub use error::ValidationError;
 pub use inline::{
     INLINE_AGENT_PATH, InlineAgent, ResolvedAgent, parse_inline_agent, parse_inline_agent_members,
@@ -56,13 +57,13 @@ pub use input_events::{
     ToolResultEvent, parse_input_events,
 };
 pub use metadata::parse_metadata;
-pub use model::*;
 pub use number::binary64_lossless;
 pub use session_request::{
-    EnvironmentRequest, InputContent, InputMessage, SessionAgentUpdate, SessionCreate,
-    SessionUpdate, parse_session_create, parse_session_update,
+    EnvironmentRequest, InputMessage, SessionAgentUpdate, SessionCreate, SessionUpdate,
+    parse_session_create, parse_session_update, public_part,
 };
 pub use settings::DEFAULT_MAX_CONCURRENT_SUBAGENTS;
+pub use switchboard_vocabulary::InputPart;
 pub use tool_form::ToolForm;
 pub use tools::{MAX_TOOLS_JSON_BYTES, TOOL_TYPES, check_tool_conflicts, parse_tools};
 pub use x_agents_core::{MAX_API_KEY_BYTES, parse_x_agents_core};

@@ -14,10 +14,10 @@
 
 use serde_json::Map;
 
+use crate::declarations::{ConnectionOrigin, McpTool, McpTransport};
 use crate::error::ValidationError;
 use crate::error_messages::{self, rule};
 use crate::json_path::element_path;
-use crate::model::{ConnectionOrigin, McpTool, McpTransport};
 use crate::object_reader::ObjectReader;
 use crate::scalar;
 use crate::tool_form::ToolForm;

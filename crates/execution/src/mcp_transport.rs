@@ -17,10 +17,10 @@
 
 use serde_json::{Map, Value};
 
+use crate::declarations::McpTransport;
 use crate::error::ValidationError;
 use crate::error_messages::{self, kind, rule};
 use crate::json_path::element_path;
-use crate::model::McpTransport;
 use crate::object_reader::ObjectReader;
 use crate::scalar;
 use crate::tool_form::ToolForm;

@@ -16,8 +16,8 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use crate::declarations::{AgentConfig, McpTransport, Tool, XAgentsCore};
 use crate::inline::ResolvedAgent;
-use crate::model::{AgentConfig, McpTransport, Tool, XAgentsCore};
 
 /// The public Agent fields of a saved configuration. The caller adds `id`, `object`,
 /// `created_at` and `updated_at`. `compaction`, `experimental` and `x_agents_core` appear only
@@ -77,10 +77,10 @@ pub fn session_agent_tools(tools: &[Tool]) -> Vec<Value> {
 
 /// The settings both agent shapes share, borrowed from either source.
 struct SettingsView<'a> {
-    text: &'a crate::model::TextConfig,
-    reasoning: &'a crate::model::Reasoning,
-    service_tier: &'a crate::model::ServiceTier,
-    multi_agent: &'a crate::model::MultiAgent,
+    text: &'a crate::declarations::TextConfig,
+    reasoning: &'a crate::declarations::Reasoning,
+    service_tier: &'a crate::declarations::ServiceTier,
+    multi_agent: &'a crate::declarations::MultiAgent,
     compaction: Option<&'a Value>,
     experimental: Option<&'a Value>,
 }

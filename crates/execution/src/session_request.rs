@@ -23,13 +23,14 @@
 //! `prompt_cache_options` and `review`, each optional; null clears.
 
 use serde_json::{Map, Value, json};
+use switchboard_vocabulary::InputPart;
 
+use crate::declarations::{Placement, Reasoning, ServiceTier, Tool, XAgentsCore};
 use crate::error::ValidationError;
 use crate::error_messages::{self, kind};
 use crate::inline::{INLINE_AGENT_PATH, InlineAgent, parse_inline_agent_members};
 use crate::json_path::{element_path, member_path};
 use crate::metadata::parse_metadata;
-use crate::model::{Placement, Reasoning, ServiceTier, Tool, XAgentsCore};
 use crate::object_reader::ObjectReader;
 use crate::tool_form::ToolForm;
 use crate::tools::{check_tool_conflicts, parse_tools};
@@ -120,24 +121,15 @@ impl EnvironmentRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputMessage {
     /// At least one part.
-    pub content: Vec<InputContent>,
+    pub content: Vec<InputPart>,
 }
 
-/// One content part of a user message or of a tool result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum InputContent {
-    /// `input_text{text}`.
-    Text(String),
-    /// `input_image{image_url}`.
-    Image(String),
-}
-
-impl InputContent {
-    /// The public part: `{"type": "input_text", "text"}` or `{"type": "input_image", "image_url"}`.
-    pub fn public(&self) -> Value {
-        match self {
-            InputContent::Text(text) => json!({"type": "input_text", "text": text}),
-            InputContent::Image(url) => json!({"type": "input_image", "image_url": url}),
+/// The public part: `{"type": "input_text", "text"}` or `{"type": "input_image", "image_url"}`.
+pub fn public_part(part: &InputPart) -> Value {
+    match part {
+        InputPart::InputText { text } => json!({"type": "input_text", "text": text}),
+        InputPart::InputImage { image_url } => {
+            json!({"type": "input_image", "image_url": image_url})
         }
     }
 }
@@ -358,7 +350,7 @@ fn parse_agent_update(value: &Value, path: &str) -> Result<SessionAgentUpdate, V
 pub(crate) fn parse_input(value: &Value, path: &str) -> Result<Vec<InputMessage>, ValidationError> {
     match value {
         Value::String(text) => Ok(vec![InputMessage {
-            content: vec![InputContent::Text(text.clone())],
+            content: vec![InputPart::InputText { text: text.clone() }],
         }]),
         Value::Array(items) if items.is_empty() => Err(error_messages::empty_array(path)),
         Value::Array(items) => items
@@ -397,9 +389,9 @@ fn parse_message(value: &Value, path: &str) -> Result<InputMessage, ValidationEr
 }
 
 /// A message's `content`: a string (one text part) or a nonempty array of parts.
-fn parse_content(value: &Value, path: &str) -> Result<Vec<InputContent>, ValidationError> {
+fn parse_content(value: &Value, path: &str) -> Result<Vec<InputPart>, ValidationError> {
     match value {
-        Value::String(text) => Ok(vec![InputContent::Text(text.clone())]),
+        Value::String(text) => Ok(vec![InputPart::InputText { text: text.clone() }]),
         Value::Array(items) if items.is_empty() => Err(error_messages::empty_array(path)),
         Value::Array(items) => parse_parts(items, path),
         other => Err(error_messages::invalid_type(
@@ -411,10 +403,7 @@ fn parse_content(value: &Value, path: &str) -> Result<Vec<InputContent>, Validat
 }
 
 /// `input_text{text}` / `input_image{image_url}` parts, each at `path[i]`.
-pub(crate) fn parse_parts(
-    items: &[Value],
-    path: &str,
-) -> Result<Vec<InputContent>, ValidationError> {
+pub(crate) fn parse_parts(items: &[Value], path: &str) -> Result<Vec<InputPart>, ValidationError> {
     items
         .iter()
         .enumerate()
@@ -422,7 +411,7 @@ pub(crate) fn parse_parts(
         .collect()
 }
 
-fn parse_part(value: &Value, path: &str) -> Result<InputContent, ValidationError> {
+fn parse_part(value: &Value, path: &str) -> Result<InputPart, ValidationError> {
     let obj = ObjectReader::new(value, path, kind::OBJECT)?;
     let image = obj.tag(&["input_text", "input_image"])? == "input_image";
     let member = if image { "image_url" } else { "text" };
@@ -435,8 +424,8 @@ fn parse_part(value: &Value, path: &str) -> Result<InputContent, ValidationError
     })?;
     let text = obj.required(text, member)?;
     Ok(if image {
-        InputContent::Image(text)
+        InputPart::InputImage { image_url: text }
     } else {
-        InputContent::Text(text)
+        InputPart::InputText { text }
     })
 }

@@ -11,13 +11,13 @@
 //! - `compaction` (nullable): `{async}` with `async` nullable; saved as `{"async": bool}`,
 //!   null (blocking compaction) when the member is null.
 //! - `experimental` (not nullable): `{time_awareness: bool}`; settings merge by key, so the
-//!   reader returns only the supplied keys (see [`crate::model::merge_experimental`]).
+//!   reader returns only the supplied keys (see [`crate::declarations::merge_experimental`]).
 
 use serde_json::{Map, Value, json};
 
+use crate::declarations::{MultiAgent, Reasoning, ReasoningEffort, ReasoningSummary, ServiceTier};
 use crate::error::ValidationError;
 use crate::error_messages::kind;
-use crate::model::{MultiAgent, Reasoning, ReasoningEffort, ReasoningSummary, ServiceTier};
 use crate::object_reader::ObjectReader;
 use crate::scalar;
 

@@ -8,9 +8,9 @@
 
 use serde_json::Value;
 
+use crate::declarations::{TextConfig, TextFormat, Verbosity};
 use crate::error::ValidationError;
 use crate::error_messages::{self, kind};
-use crate::model::{TextConfig, TextFormat, Verbosity};
 use crate::object_reader::ObjectReader;
 use crate::scalar;
 use crate::schema_root::non_object_root_type;

@@ -16,10 +16,10 @@ use std::io;
 
 use serde_json::Value;
 
+use crate::declarations::{ComputerUseTool, ProgrammaticToolCalling, Tool};
 use crate::error::ValidationError;
 use crate::error_messages::{self, kind};
 use crate::json_path::element_path;
-use crate::model::{ComputerUseTool, ProgrammaticToolCalling, Tool};
 use crate::object_reader::ObjectReader;
 use crate::schema_root::non_object_root_type;
 use crate::tool_form::ToolForm;

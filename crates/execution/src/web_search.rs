@@ -7,9 +7,9 @@
 //! admission against its declaration, never here. A second `web_search` in one list is a
 //! whole-list rule (see `tools::check_tool_conflicts`).
 
+use crate::declarations::{ContextSize, WebSearchLocation, WebSearchMode, WebSearchTool};
 use crate::error::ValidationError;
 use crate::error_messages::kind;
-use crate::model::{ContextSize, WebSearchLocation, WebSearchMode, WebSearchTool};
 use crate::object_reader::ObjectReader;
 use crate::scalar;
 

@@ -17,9 +17,9 @@
 use serde_json::Value;
 use url::Host;
 
+use crate::declarations::{HarnessId, ModelProvider, ProviderProtocol, XAgentsCore};
 use crate::error::ValidationError;
 use crate::error_messages::{self, kind, rule};
-use crate::model::{HarnessId, ModelProvider, ProviderProtocol, XAgentsCore};
 use crate::object_reader::ObjectReader;
 use crate::scalar;
 

@@ -26,7 +26,7 @@ pub use capability::Capability;
 pub use declaration::*;
 pub use declarations::{DEFAULT_HARNESS, declaration};
 pub use input::{
-    ContentPart, FunctionOutput, is_blank, is_blank_char, is_inline_png_or_jpeg,
+    FunctionOutput, InputPart, is_blank, is_blank_char, is_inline_png_or_jpeg,
     validate_function_result, validate_message_input,
 };
 pub use required::required_capabilities;

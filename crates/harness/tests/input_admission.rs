@@ -6,7 +6,7 @@ mod support;
 use support::{COLUMNS, Outcome, admit, every, outcome, reject_null};
 use switchboard_execution::HarnessId;
 use switchboard_harness::{
-    ContentPart, FunctionOutput, declaration, validate_function_result, validate_message_input,
+    FunctionOutput, InputPart, declaration, validate_function_result, validate_message_input,
 };
 
 const PNG: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAA=";
@@ -19,12 +19,14 @@ const RESULT_IMAGES: &str = "The harness does not support function result images
 const FAILED_IMAGES: &str = "The harness does not support images in a failed function result.";
 const INLINE_ONLY: &str = "The harness supports only inline PNG or JPEG function result images.";
 
-fn text(t: &str) -> ContentPart {
-    ContentPart::Text(t.into())
+fn text(t: &str) -> InputPart {
+    InputPart::InputText { text: t.into() }
 }
 
-fn image(url: &str) -> ContentPart {
-    ContentPart::Image(url.into())
+fn image(url: &str) -> InputPart {
+    InputPart::InputImage {
+        image_url: url.into(),
+    }
 }
 
 fn check_table<I>(rows: &[(&str, I, [Outcome; 3])], check: impl Fn(HarnessId, &I) -> Outcome) {
@@ -52,7 +54,7 @@ fn message_table() {
             "The harness takes message images as http(s) URLs or inline base64 data URLs of type png, jpeg, gif, webp.",
         )
     };
-    let rows: Vec<(&str, Vec<ContentPart>, [Outcome; 3])> = vec![
+    let rows: Vec<(&str, Vec<InputPart>, [Outcome; 3])> = vec![
         ("text", vec![text("hello")], every(admit())),
         (
             "text with surrounding space",
@@ -150,7 +152,7 @@ fn message_table() {
 #[test]
 fn function_result_table() {
     type Result_ = (bool, Option<FunctionOutput>);
-    let parts = |p: Vec<ContentPart>| Some(FunctionOutput::Parts(p));
+    let parts = |p: Vec<InputPart>| Some(FunctionOutput::Parts(p));
     let no_images = || reject_null(RESULT_IMAGES);
     let rows: Vec<(&str, Result_, [Outcome; 3])> = vec![
         (

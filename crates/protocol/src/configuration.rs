@@ -13,13 +13,18 @@
 //! workspace's `arbitrary_precision` feature: every number keeps its digits and objects keep
 //! their key order.
 //!
-//! The enums here are the protocol's own, although they spell the same values as the public
-//! model's: the wire must not change because a public type did, and Core maps one to the other.
+//! The value enums are defined once in `switchboard-vocabulary`, shared with the public model
+//! and re-exported here so adapters name them from the protocol. The committed wire snapshot
+//! (`tests/wire_snapshot.rs`) is what keeps the wire from moving when one of them changes.
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+pub use switchboard_vocabulary::{
+    ContextSize, HarnessId, ProviderProtocol, ReasoningEffort, ReasoningSummary, ServiceTier,
+    Verbosity, WebSearchLocation, WebSearchMode,
+};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -132,15 +137,6 @@ pub struct WebSearchControl {
     pub location: Option<WebSearchLocation>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WebSearchLocation {
-    pub city: Option<String>,
-    pub country: Option<String>,
-    pub region: Option<String>,
-    pub timezone: Option<String>,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProgrammaticToolCallingControl {
@@ -152,77 +148,4 @@ pub struct ProgrammaticToolCallingControl {
 pub struct ReasoningControl {
     pub effort: Option<ReasoningEffort>,
     pub summary: Option<ReasoningSummary>,
-}
-
-/// A native harness.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HarnessId {
-    Codex,
-    ClaudeCode,
-    MinimaxCode,
-}
-
-/// The wire protocol a model provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProviderProtocol {
-    Responses,
-    Anthropic,
-    ChatCompletions,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WebSearchMode {
-    Disabled,
-    Cached,
-    Live,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ContextSize {
-    Low,
-    Medium,
-    High,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verbosity {
-    Low,
-    Medium,
-    High,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReasoningEffort {
-    None,
-    Minimal,
-    Low,
-    Medium,
-    High,
-    Xhigh,
-    Max,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReasoningSummary {
-    Auto,
-    Concise,
-    Detailed,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ServiceTier {
-    Auto,
-    Default,
-    Flex,
-    Priority,
-    Fast,
-    Ultrafast,
 }

@@ -8,21 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One part of a user message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum InputPart {
-    InputText { text: String },
-    InputImage { image_url: String },
-}
-
-/// A function result's `output`: a string, or ordered text and image parts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum FunctionOutput {
-    Text(String),
-    Parts(Vec<InputPart>),
-}
+// Defined once below the protocol and the execution parser, which produces them.
+pub use switchboard_vocabulary::{FunctionOutput, InputPart};
 
 /// The caller's result for one function call, as admitted by Core.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

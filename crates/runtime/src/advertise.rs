@@ -43,14 +43,9 @@ pub fn capabilities(harness: HarnessId, implemented: Capabilities) -> Capabiliti
 
 /// The declaration of a protocol harness id.
 pub fn declaration_of(harness: HarnessId) -> &'static Declaration {
-    // The protocol and the execution model name harnesses with separate (identical) enums, so
-    // neither crate depends on the other.
-    use switchboard_execution::HarnessId as E;
-    switchboard_harness::declaration(match harness {
-        HarnessId::Codex => E::Codex,
-        HarnessId::ClaudeCode => E::ClaudeCode,
-        HarnessId::MinimaxCode => E::MinimaxCode,
-    })
+    // The protocol re-exports the execution model's `HarnessId` (both name it from
+    // `switchboard-vocabulary`), so the id passes through unchanged.
+    switchboard_harness::declaration(harness)
 }
 
 /// `implemented` with every capability outside the declaration turned off.

@@ -432,7 +432,7 @@ fn every_claude_code_refusal_is_a_session_create_refusal() {
 /// admission refuses before it is stored (so no Turn starts on it).
 #[test]
 fn every_claude_code_message_image_refusal_is_an_input_admission_refusal() {
-    use switchboard_harness::{ContentPart, validate_message_input};
+    use switchboard_harness::validate_message_input;
     use switchboard_protocol::InputPart;
     let decl = declaration(switchboard_execution::HarnessId::ClaudeCode);
     let urls = [
@@ -456,8 +456,10 @@ fn every_claude_code_message_image_refusal_is_an_input_admission_refusal() {
         let admission = validate_message_input(
             decl,
             &[
-                ContentPart::Text("x".into()),
-                ContentPart::Image(url.into()),
+                InputPart::InputText { text: "x".into() },
+                InputPart::InputImage {
+                    image_url: url.into(),
+                },
             ],
         );
         if adapter.is_err() {
@@ -478,7 +480,7 @@ fn every_claude_code_message_image_refusal_is_an_input_admission_refusal() {
 /// result admission refuses before it consumes the pending call.
 #[test]
 fn every_claude_code_function_result_refusal_is_a_result_admission_refusal() {
-    use switchboard_harness::{ContentPart, FunctionOutput as Admitted, validate_function_result};
+    use switchboard_harness::{FunctionOutput as Admitted, validate_function_result};
     use switchboard_protocol::{FunctionOutput, FunctionResultContent, InputPart};
     let decl = declaration(switchboard_execution::HarnessId::ClaudeCode);
     let png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -506,8 +508,10 @@ fn every_claude_code_function_result_refusal_is_a_result_admission_refusal() {
                 decl,
                 success,
                 Some(&Admitted::Parts(vec![
-                    ContentPart::Text("t".into()),
-                    ContentPart::Image(url.into()),
+                    InputPart::InputText { text: "t".into() },
+                    InputPart::InputImage {
+                        image_url: url.into(),
+                    },
                 ])),
             );
             if adapter.is_err() {

@@ -5,8 +5,8 @@
 //! application: only the receipt publishes the output Item.
 
 use serde_json::{Value, json};
-use switchboard_execution::{InputMessage, ToolOutput, ToolResultEvent};
-use switchboard_harness::{FunctionOutput, declaration};
+use switchboard_execution::ToolResultEvent;
+use switchboard_harness::declaration;
 use switchboard_protocol::adapter::{CALL_ABANDONED, FUNCTION_RESULT_UNCONFIRMED};
 use switchboard_protocol::messages::{
     FunctionCall, FunctionResult, InteractionDecisionAck, PromptCancel,
@@ -14,7 +14,6 @@ use switchboard_protocol::messages::{
 use switchboard_wire::ids::{IdKind, new_id};
 
 use super::call::{CallDoc, CallState};
-use super::content::{harness_parts, parts};
 use super::error::SessionError;
 use super::objects::{function_call_item, function_call_output_item};
 use super::state::{ActiveTurn, Tx};
@@ -95,11 +94,7 @@ pub fn admit(
 ) -> Result<(), SessionError> {
     // Invalid or unsupported content never consumes a pending call.
     let decl = declaration(tx.live.doc.harness);
-    let output = event.output.as_ref().map(|o| match o {
-        ToolOutput::Text(t) => FunctionOutput::Text(t.clone()),
-        ToolOutput::Parts(p) => FunctionOutput::Parts(harness_parts(p)),
-    });
-    switchboard_harness::validate_function_result(decl, event.success, output.as_ref())?;
+    switchboard_harness::validate_function_result(decl, event.success, event.output.as_ref())?;
 
     let in_active = tx.active().and_then(|t| {
         t.call(&event.call_id).map(|c| KnownCall {
@@ -155,14 +150,8 @@ pub fn admit(
         delivery_id,
         call_id: event.call_id.clone(),
         success: event.success,
-        output: event.output.as_ref().map(|o| match o {
-            ToolOutput::Text(t) => switchboard_protocol::content::FunctionOutput::Text(t.clone()),
-            ToolOutput::Parts(p) => {
-                switchboard_protocol::content::FunctionOutput::Parts(parts(&InputMessage {
-                    content: p.clone(),
-                }))
-            }
-        }),
+        // One content type from the parser to the wire: sent as admitted.
+        output: event.output.clone(),
         error: event.error.clone(),
     };
     if let Some(link) = link {

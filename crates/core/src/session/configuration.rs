@@ -1,25 +1,16 @@
 //! From the frozen Session snapshot to the configuration the Runtime receives.
 //!
-//! The public model and the protocol spell the same enum values but are separate types (the
-//! wire must not change because a public type did), so values cross by their serde spelling.
-//! [`ExecutionControls`] carries an option only when the Agent set it or a pinned default
+//! The public model and the protocol share their value types (`switchboard-vocabulary`), so
+//! they cross unchanged. [`ExecutionControls`] carries an option only when the Agent set it or a pinned default
 //! applies: an absent option keeps the harness's native behaviour.
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use switchboard_execution::{
-    ModelProvider, ResolvedAgent, SessionSnapshot, TextFormat, Tool, model::Verbosity,
+    ModelProvider, ResolvedAgent, ServiceTier, SessionSnapshot, TextFormat, Tool, Verbosity,
 };
 use switchboard_protocol::configuration::{
     ExecutionControls, FunctionToolSpec, ModelProviderConfig, OutputFormat,
     ProgrammaticToolCallingControl, ReasoningControl, SessionConfiguration, WebSearchControl,
 };
-
-/// Converts between two types that share a serde spelling.
-fn same<A: Serialize, B: DeserializeOwned>(a: &A) -> B {
-    serde_json::from_value(serde_json::to_value(a).expect("serializes"))
-        .expect("the public and protocol enums spell the same values")
-}
 
 /// The snapshot `validate_selection` checks, from the resolved agent.
 pub fn snapshot(
@@ -54,10 +45,10 @@ pub fn configuration(snap: &SessionSnapshot, provider: &ModelProvider) -> Sessio
         match tool {
             Tool::WebSearch(w) => {
                 controls.web_search = Some(WebSearchControl {
-                    mode: same(&w.mode),
-                    context_size: same(&w.context_size),
+                    mode: w.mode,
+                    context_size: w.context_size,
                     allowed_domains: w.allowed_domains.clone(),
-                    location: w.location.as_ref().map(same),
+                    location: w.location.clone(),
                 })
             }
             Tool::ProgrammaticToolCalling(p) => {
@@ -68,23 +59,23 @@ pub fn configuration(snap: &SessionSnapshot, provider: &ModelProvider) -> Sessio
         }
     }
     if snap.text.verbosity != Verbosity::Medium {
-        controls.text_verbosity = Some(same(&snap.text.verbosity));
+        controls.text_verbosity = Some(snap.text.verbosity);
     }
     if snap.reasoning.effort.is_some() || snap.reasoning.summary.is_some() {
         controls.reasoning = Some(ReasoningControl {
-            effort: snap.reasoning.effort.as_ref().map(same),
-            summary: snap.reasoning.summary.as_ref().map(same),
+            effort: snap.reasoning.effort,
+            summary: snap.reasoning.summary,
         });
     }
-    if snap.service_tier != switchboard_execution::ServiceTier::Auto {
-        controls.service_tier = Some(same(&snap.service_tier));
+    if snap.service_tier != ServiceTier::Auto {
+        controls.service_tier = Some(snap.service_tier);
     }
     SessionConfiguration {
-        harness: same(&snap.harness),
+        harness: snap.harness,
         model: snap.model.clone(),
         instructions: snap.instructions.clone(),
         model_provider: ModelProviderConfig {
-            protocol: same(&provider.protocol),
+            protocol: provider.protocol,
             base_url: provider.base_url.clone(),
             api_key: provider.api_key.clone(),
             context_window: provider.context_window,

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use axum::http::HeaderMap;
 use serde_json::{Map, Value};
-use switchboard_execution::{InputContent, InputEvent, InputMessage, parse_input_events};
+use switchboard_execution::{InputEvent, InputMessage, parse_input_events, public_part};
 use switchboard_harness::declaration;
 use switchboard_protocol::messages::{PromptCancel, PromptSteer};
 use switchboard_store::IdempotencyRecord;
@@ -18,7 +18,6 @@ use switchboard_wire::ids::{IdKind, new_id};
 
 use super::call::CallDoc;
 use super::calls;
-use super::content::{harness_parts, parts};
 use super::engine::{Engine, loaded};
 use super::error::SessionError;
 use super::idempotency;
@@ -104,10 +103,10 @@ pub async fn post_events(
 /// otherwise (a parallel Turn is never started).
 pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), SessionError> {
     let decl = declaration(tx.live.doc.harness);
-    switchboard_harness::validate_message_input(decl, &harness_parts(&message.content))?;
+    switchboard_harness::validate_message_input(decl, &message.content)?;
     let sid = tx.id().to_owned();
-    let input = parts(message);
-    let content: Vec<Value> = message.content.iter().map(InputContent::public).collect();
+    let input = message.content.clone();
+    let content: Vec<Value> = message.content.iter().map(public_part).collect();
     let item_id = new_id(IdKind::Item);
     if let Some(turn) = tx.active() {
         let tid = turn.turn.id.clone();

@@ -19,14 +19,10 @@
 //! - [`configuration`]: the frozen configuration a Runtime receives.
 //! - [`error`]: why a Session operation was refused.
 //! - [`idempotency`]: `Idempotency-Key` bounds and retry fingerprints.
-//! - `content`: caller content converted for admission and for frames.
 
 pub mod call;
 pub mod calls;
-// h6 replaces the serde round trip (`same`) that still expects here; drop this then.
-#[allow(clippy::expect_used)]
 pub mod configuration;
-mod content;
 pub mod create;
 mod dispatch;
 pub mod engine;

@@ -3,7 +3,7 @@
 use crate::common::{assert_error, object};
 use serde_json::json as j;
 use switchboard_execution::{
-    InputContent, InputEvent, InputMessage, ToolOutput, ToolResultEvent, ValidationError,
+    InputEvent, InputMessage, InputPart, ToolOutput, ToolResultEvent, ValidationError,
     parse_input_events,
 };
 
@@ -108,12 +108,14 @@ fn messages_take_the_session_create_input_forms() {
         [
             InputEvent::Message {
                 input: vec![InputMessage {
-                    content: vec![InputContent::Text("hi".into())]
+                    content: vec![InputPart::InputText { text: "hi".into() }]
                 }]
             },
             InputEvent::Message {
                 input: vec![InputMessage {
-                    content: vec![InputContent::Image("data:x".into())]
+                    content: vec![InputPart::InputImage {
+                        image_url: "data:x".into()
+                    }]
                 }]
             },
             InputEvent::Cancel,
@@ -231,8 +233,10 @@ fn output_is_text_or_parts_and_error_is_text_both_nullable() {
     assert_eq!(
         r.output,
         Some(ToolOutput::Parts(vec![
-            InputContent::Text("a".into()),
-            InputContent::Image("data:i".into())
+            InputPart::InputText { text: "a".into() },
+            InputPart::InputImage {
+                image_url: "data:i".into()
+            }
         ]))
     );
     // The parts are echoed as sent, member order included.

@@ -4,7 +4,7 @@
 use crate::common::{assert_error, object};
 use serde_json::json as j;
 use switchboard_execution::{
-    EnvironmentRequest, HarnessId, InputContent, InputMessage, Placement, SessionCreate,
+    EnvironmentRequest, HarnessId, InputMessage, InputPart, Placement, SessionCreate,
     ValidationError, error_messages, parse_session_create,
 };
 
@@ -21,8 +21,10 @@ fn with(fields: &str) -> String {
     format!(r#"{{"environment":{{"type":"none"}},"agent":{{"model":"m"}},"input":"Hi",{fields}}}"#)
 }
 
-fn text(s: &str) -> InputContent {
-    InputContent::Text(s.to_string())
+fn text(s: &str) -> InputPart {
+    InputPart::InputText {
+        text: s.to_string(),
+    }
 }
 
 #[test]
@@ -63,7 +65,9 @@ fn the_recorded_sdk_bodies_parse() {
         s.input.unwrap()[0].content,
         [
             text("hi"),
-            InputContent::Image("data:image/png;base64,AA".into())
+            InputPart::InputImage {
+                image_url: "data:image/png;base64,AA".into()
+            }
         ]
     );
     assert_eq!(s.prompt_cache_options, Some(j!({"ttl": "12h"})));

@@ -1,8 +1,8 @@
 //! Input and function-result admission: the last rows of the §2.4 table, checked per event.
 //!
 //! A message or a `tool_result` the harness cannot apply is rejected before it is stored, so
-//! it never consumes a pending call. These take minimal content types of their own; the
-//! Session engine maps wire events onto them.
+//! it never consumes a pending call. They read the parsed content as the parser produced it
+//! (`switchboard-vocabulary`'s one definition), so nothing maps it first.
 
 mod inline_image;
 mod whitespace;
@@ -10,35 +10,20 @@ mod whitespace;
 pub use inline_image::is_inline_png_or_jpeg;
 pub use whitespace::{is_blank, is_blank_char};
 
+pub use switchboard_vocabulary::{FunctionOutput, InputPart};
+
 use crate::{AdmissionError, Declaration};
 
-/// One content part of a message or a function result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ContentPart {
-    /// `input_text`.
-    Text(String),
-    /// `input_image` with its `image_url` (a URL or a `data:` URL).
-    Image(String),
-}
-
-/// A function result's `output`: a string, or ordered text and image parts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FunctionOutput {
-    Text(String),
-    Parts(Vec<ContentPart>),
-}
-
-impl FunctionOutput {
-    fn images(&self) -> impl Iterator<Item = &str> {
-        let parts = match self {
-            FunctionOutput::Text(_) => &[][..],
-            FunctionOutput::Parts(parts) => parts.as_slice(),
-        };
-        parts.iter().filter_map(|p| match p {
-            ContentPart::Image(url) => Some(url.as_str()),
-            ContentPart::Text(_) => None,
-        })
-    }
+/// The image URLs of a function result's output, in order.
+fn images(output: &FunctionOutput) -> impl Iterator<Item = &str> {
+    let parts = match output {
+        FunctionOutput::Text(_) => &[][..],
+        FunctionOutput::Parts(parts) => parts.as_slice(),
+    };
+    parts.iter().filter_map(|p| match p {
+        InputPart::InputImage { image_url } => Some(image_url.as_str()),
+        InputPart::InputText { .. } => None,
+    })
 }
 
 const MESSAGE_IMAGES: &str = "The harness does not support message images.";
@@ -69,24 +54,26 @@ fn image_sources_message(sources: crate::ImageSources) -> String {
 /// Checks one caller message (its ordered content parts).
 pub fn validate_message_input(
     decl: &Declaration,
-    parts: &[ContentPart],
+    parts: &[InputPart],
 ) -> Result<(), AdmissionError> {
-    let has_image = parts.iter().any(|p| matches!(p, ContentPart::Image(_)));
+    let has_image = parts
+        .iter()
+        .any(|p| matches!(p, InputPart::InputImage { .. }));
     if has_image && !decl.message_input.images {
         return Err(AdmissionError::new(None, MESSAGE_IMAGES));
     }
     let sources = decl.message_input.image_sources;
     let unsupported_image = parts.iter().any(|p| match p {
-        ContentPart::Image(url) => !sources.accepts(url),
-        ContentPart::Text(_) => false,
+        InputPart::InputImage { image_url } => !sources.accepts(image_url),
+        InputPart::InputText { .. } => false,
     });
     if unsupported_image {
         return Err(AdmissionError::new(None, image_sources_message(sources)));
     }
     // A message means something when it has an image or any non-whitespace text.
     let meaningful = parts.iter().any(|p| match p {
-        ContentPart::Image(_) => true,
-        ContentPart::Text(text) => !is_blank(text),
+        InputPart::InputImage { .. } => true,
+        InputPart::InputText { text } => !is_blank(text),
     });
     if !meaningful && !decl.message_input.whitespace_only_text {
         return Err(AdmissionError::new(None, WHITESPACE_ONLY));
@@ -104,10 +91,7 @@ pub fn validate_function_result(
     if !decl.functions.tools {
         return Err(AdmissionError::new(None, RESULTS));
     }
-    let mut images = output
-        .into_iter()
-        .flat_map(FunctionOutput::images)
-        .peekable();
+    let mut images = output.into_iter().flat_map(images).peekable();
     if images.peek().is_none() {
         return Ok(());
     }

@@ -12,6 +12,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+// Defined once below both this model and the protocol; re-exported so callers name them here.
+pub use switchboard_vocabulary::{
+    ContextSize, HarnessId, ProviderProtocol, ReasoningEffort, ReasoningSummary, ServiceTier,
+    Verbosity, WebSearchLocation, WebSearchMode,
+};
+
 /// `tools[]`: one tool declaration, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -54,22 +60,6 @@ pub struct FunctionTool {
     pub is_async: Option<bool>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum WebSearchMode {
-    Disabled,
-    Cached,
-    Live,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ContextSize {
-    Low,
-    Medium,
-    High,
-}
-
 /// `web_search`: saved with every mode (omitted/null mode → `live`, omitted/null context_size →
 /// `medium`, omitted domains and location → null, `[]` stays `[]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,15 +68,6 @@ pub struct WebSearchTool {
     pub context_size: ContextSize,
     pub allowed_domains: Option<Vec<String>>,
     pub location: Option<WebSearchLocation>,
-}
-
-/// A supplied location (even `{}`) always has all four keys, null where omitted.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct WebSearchLocation {
-    pub city: Option<String>,
-    pub country: Option<String>,
-    pub region: Option<String>,
-    pub timezone: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -153,14 +134,6 @@ pub enum TextFormat {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verbosity {
-    Low,
-    Medium,
-    High,
-}
-
 /// `text`: defaults to `{format: {type: text}, verbosity: medium}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TextConfig {
@@ -177,26 +150,6 @@ impl Default for TextConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReasoningEffort {
-    None,
-    Minimal,
-    Low,
-    Medium,
-    High,
-    Xhigh,
-    Max,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ReasoningSummary {
-    Auto,
-    Concise,
-    Detailed,
-}
-
 /// `reasoning`: both keys always present, null when unset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Reasoning {
@@ -204,60 +157,11 @@ pub struct Reasoning {
     pub summary: Option<ReasoningSummary>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ServiceTier {
-    #[default]
-    Auto,
-    Default,
-    Flex,
-    Priority,
-    Fast,
-    Ultrafast,
-}
-
 /// `multi_agent`: off by default; on without a maximum means 6.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct MultiAgent {
     pub enabled: bool,
     pub max_concurrent_subagents: Option<u32>,
-}
-
-/// The harness that runs a Session (`x_agents_core.harness`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HarnessId {
-    Codex,
-    ClaudeCode,
-    MinimaxCode,
-}
-
-impl HarnessId {
-    pub const ALL: [HarnessId; 3] = [
-        HarnessId::Codex,
-        HarnessId::ClaudeCode,
-        HarnessId::MinimaxCode,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HarnessId::Codex => "codex",
-            HarnessId::ClaudeCode => "claude_code",
-            HarnessId::MinimaxCode => "minimax_code",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<HarnessId> {
-        HarnessId::ALL.into_iter().find(|h| h.as_str() == s)
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ProviderProtocol {
-    Responses,
-    Anthropic,
-    ChatCompletions,
 }
 
 /// `x_agents_core.model_provider`. `api_key` is write-only: never serialized into a public
