@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what the tests need (scripts/setup.sh), builds, runs every Rust
-# test with nextest, then the SDK suites against the real `switchboard` binary: tests/sdk (pytest,
+# The whole test suite: installs what the tests need (scripts/setup.sh), checks formatting and
+# lints (rustfmt, clippy with warnings as errors: a lint is a failed test), builds, runs every
+# Rust test with nextest, then the SDK suites against the real `switchboard` binary: tests/sdk (pytest,
 # official Python `openai` SDK) and tests/ts (node's test runner, official TypeScript `openai`
 # SDK, on the pinned Node that setup installs). CI runs exactly this (.ci/run).
 set -euo pipefail
@@ -8,6 +9,8 @@ cd "$(dirname "$0")/.."
 
 ./scripts/setup.sh
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
 cargo build --workspace --all-targets
 cargo nextest run --workspace --no-fail-fast
 export SWITCHBOARD_BIN="$PWD/target/debug/switchboard"

@@ -1,5 +1,11 @@
 //! The declaration values themselves: identity, pinned native versions, providers, defaults.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 use switchboard_execution::*;
 use switchboard_harness::{
     Capability, DEFAULT_HARNESS, PlacementKind, StdioCwd, declaration, declarations,

@@ -1,5 +1,11 @@
 //! `x_agents_core.harness_config`: each harness declares the members its adapter applies.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::*;

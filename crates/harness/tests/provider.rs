@@ -1,6 +1,12 @@
 //! Model provider bundles: the protocols each harness drives, and MiniMax Code's need for
 //! positive token limits.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::*;

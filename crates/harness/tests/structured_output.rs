@@ -2,6 +2,12 @@
 //! Claude Code needs an explicit object root and numbers that survive binary64; MiniMax Code
 //! has no structured output. Only Codex admits a verbosity other than medium.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::*;

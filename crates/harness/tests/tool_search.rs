@@ -1,6 +1,12 @@
 //! Deferred function discovery: `tool_search` and `defer_loading` functions come together,
 //! and only Claude Code declares discovery.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::*;

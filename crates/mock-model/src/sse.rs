@@ -46,9 +46,12 @@ pub fn done() -> Bytes {
     Bytes::from_static(b"data: [DONE]\n\n")
 }
 
+#[expect(
+    clippy::expect_used,
+    reason = "writing to a Vec cannot fail, and the payloads are plain data with string keys, \
+              so serialization cannot fail either"
+)]
 fn write_json<T: Serialize + ?Sized>(frame: &mut Vec<u8>, payload: &T) {
-    // Writing to a Vec cannot fail, and the payloads are plain data with string keys, so
-    // serialization cannot fail either.
     serde_json::to_writer(frame, payload).expect("event payloads serialize");
 }
 

@@ -1,6 +1,12 @@
 //! Anthropic Messages, not streamed, plus the side routes Claude Code calls: count_tokens and
 //! the `HEAD /` connectivity probe.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use common::post_json;

@@ -1,5 +1,11 @@
 //! Anthropic Messages, streamed: the event sequence Claude Code accepts.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use common::{post_stream, types};

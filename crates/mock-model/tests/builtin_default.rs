@@ -1,6 +1,12 @@
 //! With no scenario the mock plays one tool round-trip per turn: call the caller's first
 //! function with schema-generated arguments, then answer `FINAL: <last tool output>`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use common::{post_json, responses_tool};

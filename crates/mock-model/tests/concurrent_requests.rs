@@ -1,5 +1,11 @@
 //! Concurrent requests are numbered once each, and rules' `times` hold under concurrency.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use std::collections::BTreeSet;

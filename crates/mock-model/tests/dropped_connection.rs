@@ -1,5 +1,11 @@
 //! A scripted drop closes the connection: before any response, or mid-stream after N events.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use common::post;

@@ -1,6 +1,12 @@
 //! Scripted HTTP errors arrive in each provider's own error shape (or a verbatim body), and a
 //! server-side refusal never takes the server down.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use common::post_json;

@@ -1,6 +1,12 @@
 //! Requests the mock cannot serve get a 400 (or 404/405) in the provider's own error shape,
 //! never a panic, and the server keeps serving.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use serde_json::Value;

@@ -1,5 +1,11 @@
 //! `delay_ms` holds the whole reply back; `interval_ms` spaces the streamed events.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use std::time::{Duration, Instant};

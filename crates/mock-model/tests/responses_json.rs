@@ -1,5 +1,11 @@
 //! OpenAI Responses, not streamed: one `response` object with the same output items.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use common::{post_json, responses_tool};

@@ -1,5 +1,11 @@
 //! OpenAI Responses, streamed: the event sequence Codex accepts, text deltas and tool calls.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use common::{post_stream, responses_tool, types};

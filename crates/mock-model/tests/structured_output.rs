@@ -1,6 +1,12 @@
 //! JSON-schema answers: Claude Code's `StructuredOutput` tool call for `--json-schema` runs,
 //! and JSON text for OpenAI `text.format` / `response_format`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use common::post_json;

@@ -1,6 +1,12 @@
 //! Claude Code's tool search (ENABLE_TOOL_SEARCH): deferred tools are loaded with `ToolSearch`,
 //! whose result comes back as `tool_reference` blocks; then the loaded tool is called.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use common::post_json;

@@ -2,6 +2,12 @@
 //! output item, or Anthropic `server_tool_use` (`web_search`) + `web_search_tool_result`
 //! blocks, before the answer text.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod common;
 
 use common::{post_stream, types};

@@ -1,5 +1,11 @@
 //! Every message survives encode → decode unchanged, with its exact JSON numbers.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 use serde_json::json;
 use switchboard_protocol::messages::*;
 use switchboard_protocol::*;

@@ -62,8 +62,10 @@ pub fn narrow(implemented: Capabilities, declaration: &Declaration) -> Capabilit
             *value = Value::Bool(false);
         }
     }
-    serde_json::from_value(Value::Object(fields))
-        .expect("the same members deserialize back into Capabilities")
+    let Ok(narrowed) = serde_json::from_value(Value::Object(fields)) else {
+        unreachable!("the same members deserialize back into Capabilities");
+    };
+    narrowed
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! and a fresh heartbeat as soon as one ends.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use switchboard_claude::ClaudeAdapter;
 use switchboard_codex::CodexAdapter;
@@ -68,14 +68,22 @@ impl Registry {
     /// executable is not an error here: the harness is advertised unavailable.
     pub fn standard(locator: Locator) -> Self {
         let codex = CodexAdapter::new(locator.locate(&install::CODEX).path);
+        let claude = ClaudeAdapter::new(locator.locate(&install::CLAUDE_CODE).path);
         let mut registry = Registry::new(locator);
-        registry
-            .register(Arc::new(codex), CodexAdapter::capabilities())
-            .expect("codex has an install row and is registered once");
-        let claude = ClaudeAdapter::new(registry.locator.locate(&install::CLAUDE_CODE).path);
-        registry
-            .register(Arc::new(claude), ClaudeAdapter::capabilities())
-            .expect("claude_code has an install row and is registered once");
+        // Each adapter goes in with the install row it was located by, one per harness, so
+        // neither of `register`'s refusals can apply.
+        registry.entries = vec![
+            Entry {
+                adapter: Arc::new(codex),
+                install: install::CODEX,
+                implemented: CodexAdapter::capabilities(),
+            },
+            Entry {
+                adapter: Arc::new(claude),
+                install: install::CLAUDE_CODE,
+                implemented: ClaudeAdapter::capabilities(),
+            },
+        ];
         registry
     }
 
@@ -143,12 +151,14 @@ impl Registry {
         out
     }
 
+    /// The install states, even after a panic elsewhere while they were held: each change is
+    /// one insert or remove, so what a poisoned lock holds is still consistent.
+    fn installs(&self) -> MutexGuard<'_, HashMap<HarnessId, Install>> {
+        self.installs.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn install_state(&self, harness: HarnessId) -> Option<Install> {
-        self.installs
-            .lock()
-            .expect("installs lock")
-            .get(&harness)
-            .cloned()
+        self.installs().get(&harness).cloned()
     }
 
     /// Changes that call for a heartbeat now (an install ended).
@@ -180,7 +190,7 @@ impl Registry {
             rows.push(entry.install);
         }
         {
-            let mut installs = self.installs.lock().expect("installs lock");
+            let mut installs = self.installs();
             for row in &rows {
                 installs.insert(row.harness, Install::Running);
             }
@@ -193,7 +203,7 @@ impl Registry {
                     installer::install(this.locator.data_dir(), &row, report.as_ref()).await;
                 let state = outcome.err().map(|e| Install::Failed(e.to_string()));
                 {
-                    let mut installs = this.installs.lock().expect("installs lock");
+                    let mut installs = this.installs();
                     match state {
                         Some(failed) => installs.insert(row.harness, failed),
                         None => installs.remove(&row.harness),

@@ -122,7 +122,7 @@ async fn handshake(mut socket: Socket, runtime_id: &str) -> Result<Socket, Remot
     let hello = Hello::current(runtime_id, env!("CARGO_PKG_VERSION"));
     let text = Envelope::new(None, RuntimeToCore::from(hello))
         .to_json()
-        .expect("hello serializes");
+        .map_err(|e| RemoteError::Handshake(format!("could not encode hello: {e}")))?;
     socket
         .send(Message::Text(text.into()))
         .await

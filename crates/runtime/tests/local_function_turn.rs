@@ -2,6 +2,12 @@
 //! answered by `interaction_decision_ack{applied: true}`, then the model's final answer built
 //! from that result and `done{completed}`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use std::time::Duration;

@@ -1,6 +1,12 @@
 //! LocalRuntime end to end on the real codex: `execution_prepare` → `preparing`, `ready`;
 //! `execution_start` → the Turn's frames in order, ending with `done{completed}`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use std::time::Duration;

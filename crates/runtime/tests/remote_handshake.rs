@@ -2,6 +2,12 @@
 //! heartbeat at once and serves the same frame loop as the LocalRuntime; a frame that does not
 //! decode is answered with `protocol_error`; Core closing the socket ends it cleanly.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use std::sync::Arc;

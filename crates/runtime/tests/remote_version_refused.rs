@@ -1,6 +1,12 @@
 //! A Core on another protocol version answers `hello_refused`; `run_remote` ends with
 //! [`RemoteError::Refused`], whose message names both versions.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use std::sync::Arc;

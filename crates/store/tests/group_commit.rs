@@ -1,5 +1,11 @@
 //! Concurrent writes commit in shared transactions, yet each succeeds or fails alone.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 use std::sync::Arc;
 
 use switchboard_store::{AgentRecord, PageQuery, SqliteStore, Store};

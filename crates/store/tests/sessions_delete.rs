@@ -1,5 +1,11 @@
 //! Deleting a Session takes its Turns, Items, calls and idempotency records with it.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::{page, session_with, store};

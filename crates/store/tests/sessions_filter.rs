@@ -1,5 +1,11 @@
 //! `sessions.list` filters on the Agent and on metadata values, keys of any spelling included.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::{page, session, store};

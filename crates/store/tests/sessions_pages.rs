@@ -1,5 +1,11 @@
 //! Sessions, Turns and Items page by cursor in both orders, each list within its Session.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::{item, page, session_with, store, turn};

@@ -1,5 +1,11 @@
 //! A Session write round-trips byte for byte; upserts replace documents but keep positions.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::{item, page, session, session_with, store, turn};

@@ -36,6 +36,12 @@
 //! differences within this run mean anything. The harnesses run one after the other, each with
 //! its own warm-up and its own table.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark is not a test to clippy, and a setup that fails should stop the run loudly"
+)]
+
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::ExitCode;

@@ -98,6 +98,16 @@ impl Spinner {
     }
 }
 
+impl Spinner {
+    /// The bar, even after a panic elsewhere while it was held: the slot is only ever
+    /// replaced or taken whole, so what a poisoned lock holds is still consistent.
+    fn bar(&self) -> std::sync::MutexGuard<'_, Option<ProgressBar>> {
+        self.bar
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
 impl InstallReport for Spinner {
     fn started(&self, row: &HarnessInstall) {
         let bar = ProgressBar::new_spinner();
@@ -106,17 +116,17 @@ impl InstallReport for Spinner {
         }
         bar.set_prefix(format!("npm install {}", row.npm_spec()));
         bar.enable_steady_tick(Duration::from_millis(120));
-        *self.bar.lock().expect("spinner lock") = Some(bar);
+        *self.bar() = Some(bar);
     }
 
     fn line(&self, _: &HarnessInstall, line: &str) {
-        if let Some(bar) = self.bar.lock().expect("spinner lock").as_ref() {
+        if let Some(bar) = self.bar().as_ref() {
             bar.set_message(line.to_owned());
         }
     }
 
     fn finished(&self, row: &HarnessInstall, outcome: &Result<Installation, InstallError>) {
-        if let Some(bar) = self.bar.lock().expect("spinner lock").take() {
+        if let Some(bar) = self.bar().take() {
             bar.finish_and_clear();
         }
         if !self.log_outcome {

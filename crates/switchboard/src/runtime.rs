@@ -52,7 +52,7 @@ pub async fn run(args: RuntimeArgs) -> anyhow::Result<()> {
         runtime: RuntimeOptions::for_data_dir(&data_dir),
     };
 
-    let shutdown = crate::serve::shutdown_signal();
+    let shutdown = crate::serve::shutdown_signal()?;
     tokio::pin!(shutdown);
     let mut retry = FIRST_RETRY;
     loop {

@@ -169,7 +169,7 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("binding {}", args.listen))?;
     let addr = listener.local_addr()?;
     // Watch the signals before announcing the address (a parent may signal at once).
-    let stop = shutdown_signal();
+    let stop = shutdown_signal()?;
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "Switchboard is listening at http://{addr}/v1")?;
@@ -194,19 +194,20 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
 }
 
 /// Resolves on SIGINT or SIGTERM. The handlers are installed when this is called, not when
-/// the future is first polled.
-pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
+/// the future is first polled, so a failure to install them is reported before serving.
+pub(crate) fn shutdown_signal()
+-> anyhow::Result<impl std::future::Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
-        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
-        async move {
+        let mut int = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+        let mut term = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+        Ok(async move {
             tokio::select! { _ = int.recv() => {}, _ = term.recv() => {} }
-        }
+        })
     }
     #[cfg(not(unix))]
-    async {
+    Ok(async {
         let _ = tokio::signal::ctrl_c().await;
-    }
+    })
 }

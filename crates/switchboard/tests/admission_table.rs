@@ -9,6 +9,12 @@
 //! builders of `core::session::configuration`); this crate is the one that sees both Core and
 //! the adapters.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 use serde_json::{Value, json};
 use switchboard_core::session::configuration::{configuration, snapshot};
 use switchboard_execution::{parse_session_create, resolve};

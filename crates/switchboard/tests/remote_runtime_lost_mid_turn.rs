@@ -2,6 +2,12 @@
 //! fails with `internal_error` "The execution could not complete." and the Session is failed.
 //! Core is not ready again until another Runtime connects.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use serde_json::json;

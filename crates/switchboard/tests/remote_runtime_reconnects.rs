@@ -1,6 +1,12 @@
 //! When the connection drops after a successful handshake (here: Core restarts), `switchboard
 //! runtime` dials again with backoff and is welcomed by the new Core, which becomes ready.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::{Core, Mock, TOKEN, scratch};

@@ -2,6 +2,12 @@
 //! socket (a Runtime that reconnected after a failure Core missed leaves no dead link behind),
 //! and keeps serving the new one.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use futures::{SinkExt, StreamExt};

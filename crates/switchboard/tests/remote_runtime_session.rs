@@ -2,6 +2,12 @@
 //! dials it with the token, says it is connected, makes `/readyz` answer 200, and runs a
 //! Session end to end on the real codex harness against the mock model.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::{Core, Mock, TOKEN, codex_installed, scratch};

@@ -1,6 +1,12 @@
 //! A Runtime speaking another protocol version gets `hello_refused` (naming the version Core
 //! speaks) and the connection closes; nothing is attached, so Core stays not ready.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use futures::{SinkExt, StreamExt};

@@ -1,6 +1,12 @@
 //! A Runtime with the wrong token is refused: Core answers 401 in the public error shape, and
 //! `switchboard runtime` exits non-zero saying which token to check instead of retrying.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
+)]
+
 mod support;
 
 use support::{Core, Mock, TOKEN, scratch};
