@@ -5,11 +5,8 @@
 //! generator share this machine, so only the ratios are meaningful; they are what the
 //! foundation issue targets (≥ 0.5 of the bare handler for both).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a benchmark's setup panics on what it did not expect, like a test"
-)]
+// A bench stops loudly on a failed setup.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::net::SocketAddr;
 use std::sync::Arc;

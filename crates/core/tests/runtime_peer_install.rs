@@ -3,11 +3,8 @@
 //! then on Session create names the harness, the reason and the command to retry. `/readyz`
 //! shows each harness's state throughout.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -2,11 +2,8 @@
 //! an identical retry is still accepted and nothing is resent, a later native application
 //! publishes the output Item, and otherwise the action leaves only when the Turn settles.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -3,11 +3,8 @@
 //! stored completed; a search still open when the Turn settles is stored `incomplete`, keeping
 //! the action it started with; a failed search is `incomplete` too.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -1,11 +1,8 @@
 //! A reader that stops reading is cut off with `error{code: stream_interrupted}` and never slows
 //! the Session or another reader down (core-contracts §8).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -1,11 +1,8 @@
 //! Functions: every harness runs function tools (MiniMax Code through its MCP server
 //! `functions`); harnesses that serve them as MCP tools need an explicit object root.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

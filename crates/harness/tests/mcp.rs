@@ -1,11 +1,8 @@
 //! MCP servers: origin against placement, transports, where stdio servers start, labels,
 //! allowlists, required initialization, credentials and `${` expansion, per harness.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

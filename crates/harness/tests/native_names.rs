@@ -1,11 +1,8 @@
 //! Names the native harness refuses or merges: Codex dynamic tool names, and Claude Code's
 //! normalized `mcp__<server>__<tool>` names, which must stay distinct.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -2,11 +2,8 @@
 //! Claude Code needs an explicit object root and numbers that survive binary64; MiniMax Code
 //! has no structured output. Only Codex admits a verbosity other than medium.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

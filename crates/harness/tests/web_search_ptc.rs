@@ -5,11 +5,8 @@
 //! Claude Code runs disabled and live with context_size medium and no domains or location, and
 //! PTC false; MiniMax Code runs disabled only and PTC false.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -8,11 +8,8 @@
 //!
 //! `cargo bench -p switchboard-mock-model` (set `BENCH_REQUESTS` to change the request count).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a benchmark is not a test to clippy, and a setup that fails should stop the run loudly"
-)]
+// A bench stops loudly on a failed setup.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::future::Future;
 use std::net::SocketAddr;

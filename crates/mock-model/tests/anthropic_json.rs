@@ -1,11 +1,8 @@
 //! Anthropic Messages, not streamed, plus the side routes Claude Code calls: count_tokens and
 //! the `HEAD /` connectivity probe.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

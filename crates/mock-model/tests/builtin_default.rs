@@ -1,11 +1,8 @@
 //! With no scenario the mock plays one tool round-trip per turn: call the caller's first
 //! function with schema-generated arguments, then answer `FINAL: <last tool output>`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,11 +1,8 @@
 //! Requests the mock cannot serve get a 400 (or 404/405) in the provider's own error shape,
 //! never a panic, and the server keeps serving.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

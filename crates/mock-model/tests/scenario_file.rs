@@ -1,11 +1,8 @@
 //! Scenario files: the JSON format parses into the same rules the Rust constructors build, and
 //! mistakes are refused at load time with the place they are at.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
 use switchboard_mock_model::{

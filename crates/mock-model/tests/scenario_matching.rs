@@ -1,11 +1,8 @@
 //! Rules are tried in order against each request; every condition present must hold, and a
 //! rule with `times` stops firing once used up. The journal's `matched` says which rule fired.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,11 +1,8 @@
 //! JSON-schema answers: Claude Code's `StructuredOutput` tool call for `--json-schema` runs,
 //! and JSON text for OpenAI `text.format` / `response_format`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

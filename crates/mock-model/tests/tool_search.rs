@@ -1,11 +1,8 @@
 //! Claude Code's tool search (ENABLE_TOOL_SEARCH): deferred tools are loaded with `ToolSearch`,
 //! whose result comes back as `tool_reference` blocks; then the loaded tool is called.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

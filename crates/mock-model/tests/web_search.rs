@@ -2,11 +2,8 @@
 //! output item, or Anthropic `server_tool_use` (`web_search`) + `web_search_tool_result`
 //! blocks, before the answer text.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,10 +1,7 @@
 //! The version handshake: exact match welcomes, anything else is refused with a clear error.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use switchboard_protocol::handshake::Hello;
 use switchboard_protocol::{CoreToRuntime, Envelope, PROTOCOL_VERSION, RuntimeToCore};

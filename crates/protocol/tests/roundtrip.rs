@@ -1,10 +1,7 @@
 //! Every message survives encode → decode unchanged, with its exact JSON numbers.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::json;
 use switchboard_protocol::messages::*;

@@ -1,11 +1,8 @@
 //! Core → Runtime frames are decoded strictly: unknown types and unknown members at any depth
 //! reject the frame with a precise error.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use switchboard_protocol::envelope::DecodeError;
 use switchboard_protocol::{CoreToRuntime, Envelope, RuntimeToCore};

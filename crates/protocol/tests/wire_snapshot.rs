@@ -10,11 +10,8 @@
 //! `UPDATE_WIRE_SNAPSHOT=1 cargo nextest run -p switchboard-protocol -E 'test(wire_snapshot)'`,
 //! and goes with a protocol version bump.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 

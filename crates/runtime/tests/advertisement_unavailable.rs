@@ -1,11 +1,8 @@
 //! A harness is advertised `available: false` unless its executable exists at the resolved path
 //! AND `--version` reports exactly the pin; capabilities never exceed the declaration.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -1,11 +1,8 @@
 //! LocalRuntime end to end on the real codex: `execution_prepare` → `preparing`, `ready`;
 //! `execution_start` → the Turn's frames in order, ending with `done{completed}`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -2,11 +2,8 @@
 //! heartbeat at once and serves the same frame loop as the LocalRuntime; a frame that does not
 //! decode is answered with `protocol_error`; Core closing the socket ends it cleanly.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

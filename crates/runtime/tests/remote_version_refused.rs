@@ -1,11 +1,8 @@
 //! A Core on another protocol version answers `hello_refused`; `run_remote` ends with
 //! [`RemoteError::Refused`], whose message names both versions.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

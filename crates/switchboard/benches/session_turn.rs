@@ -36,11 +36,8 @@
 //! differences within this run mean anything. The harnesses run one after the other, each with
 //! its own warm-up and its own table.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "a benchmark is not a test to clippy, and a setup that fails should stop the run loudly"
-)]
+// A bench stops loudly on a failed setup.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::pin::Pin;

@@ -9,11 +9,8 @@
 //! builders of `core::session::configuration`); this crate is the one that sees both Core and
 //! the adapters.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
 use switchboard_core::session::configuration::{configuration, snapshot};

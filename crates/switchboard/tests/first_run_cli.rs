@@ -2,11 +2,8 @@
 //! made absolute against the directory the command ran in, and a declared harness without an
 //! adapter says so instead of "unknown harness".
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Command;
 

@@ -1,11 +1,8 @@
 //! When the connection drops after a successful handshake (here: Core restarts), `switchboard
 //! runtime` dials again with backoff and is welcomed by the new Core, which becomes ready.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -2,11 +2,8 @@
 //! dials it with the token, says it is connected, makes `/readyz` answer 200, and runs a
 //! Session end to end on the real codex harness against the mock model.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

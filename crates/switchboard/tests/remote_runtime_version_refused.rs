@@ -1,11 +1,8 @@
 //! A Runtime speaking another protocol version gets `hello_refused` (naming the version Core
 //! speaks) and the connection closes; nothing is attached, so Core stays not ready.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

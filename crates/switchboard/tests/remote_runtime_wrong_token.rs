@@ -1,11 +1,8 @@
 //! A Runtime with the wrong token is refused: Core answers 401 in the public error shape, and
 //! `switchboard runtime` exits non-zero saying which token to check instead of retrying.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    reason = "test code: clippy.toml's allow-*-in-tests reaches only #[test] bodies, not the helpers an integration test crate shares"
-)]
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
