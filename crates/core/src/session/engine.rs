@@ -1,9 +1,10 @@
 //! The Session engine: one lock per Session, and the commit rule every change follows.
 //!
 //! A change takes the Session's lock, works on a [`Tx`], and commits it: the store write first
-//! (a change is durable before anyone can observe it), then the new state, then its events, in
-//! order, then its Runtime frames. Because events are published under the lock, every stream
-//! sees a Session's events in commit order.
+//! (a change is durable before anyone can observe it), then the new state, then its effects
+//! (events to the Session's streams and frames to Runtimes) in the order the change recorded
+//! them. Because effects are played under the lock, every stream sees a Session's events in
+//! commit order, and no event or frame leaves before its change is stored.
 //!
 //! The engine's other halves live beside it: Turn dispatch, its queue and restart recovery in
 //! `dispatch.rs`, and what the Runtime links' frames do in `link_frames.rs`.
@@ -184,7 +185,7 @@ impl Engine {
         })
     }
 
-    /// Commits a change: durable write, new state, events, frames (module docs).
+    /// Commits a change: durable write, new state, then its effects in order (module docs).
     pub async fn commit(
         self: &Arc<Self>,
         guard: &mut Guard,
