@@ -8,7 +8,7 @@ mod support;
 use serde_json::json;
 use support::Peer;
 use switchboard_protocol::CoreToRuntime;
-use switchboard_protocol::messages::{CallAbandoned, Done, InteractionDecisionAck, TurnOutcome};
+use switchboard_protocol::messages::{CallAbandoned, InteractionDecisionAck, TurnOutcome};
 
 const CANNOT_ACCEPT: &str = "The Turn cannot accept this input in its current state.";
 
@@ -34,15 +34,7 @@ async fn an_abandoned_call_stops_being_required_and_refuses_a_later_result() {
     assert_eq!(body["error"]["message"], CANNOT_ACCEPT);
     assert_eq!(body["error"]["type"], "conflict_error");
 
-    peer.send(
-        &run,
-        Done {
-            outcome: TurnOutcome::Completed,
-            usage: None,
-        }
-        .into(),
-    )
-    .await;
+    peer.done(&run, TurnOutcome::Completed).await;
     peer.until_status(&id, "idle").await;
 }
 
@@ -52,11 +44,7 @@ async fn the_output_item_appears_only_once_the_harness_applied_the_result() {
     let (id, run, turn) = peer.started_turn().await;
     peer.call(&id, &run, "call_b").await;
 
-    let (status, _) = peer.tool_result(&id, &turn, "call_b", "42").await;
-    assert_eq!(status, 202);
-    let CoreToRuntime::FunctionResult(result) = peer.next_frame().await.message else {
-        panic!("expected function_result")
-    };
+    let result = peer.admitted_result(&id, &turn, "call_b", "42").await;
     assert_eq!(result.call_id, "call_b");
     // Admitted, not applied: still listed until native application, no output Item yet.
     let session = peer.session(&id).await;
@@ -126,15 +114,7 @@ async fn a_refused_result_fails_the_turn() {
         peer.next_frame().await.message,
         CoreToRuntime::PromptCancel(_)
     ));
-    peer.send(
-        &run,
-        Done {
-            outcome: TurnOutcome::Cancelled,
-            usage: None,
-        }
-        .into(),
-    )
-    .await;
+    peer.done(&run, TurnOutcome::Cancelled).await;
     let session = peer.until_status(&id, "failed").await;
     assert_eq!(session["error"], "The execution could not complete.");
     let (_, t) = peer

@@ -10,7 +10,7 @@ mod support;
 use serde_json::json;
 use support::Peer;
 use switchboard_protocol::CoreToRuntime;
-use switchboard_protocol::messages::{Done, TurnOutcome};
+use switchboard_protocol::messages::TurnOutcome;
 
 #[tokio::test]
 async fn losing_the_link_mid_turn_fails_the_turn() {
@@ -67,15 +67,7 @@ async fn a_turn_that_never_started_waits_for_the_next_runtime() {
     let CoreToRuntime::ExecutionStart(start) = peer.next_frame().await.message else {
         panic!("expected execution_start")
     };
-    peer.send(
-        &start.run_id,
-        Done {
-            outcome: TurnOutcome::Completed,
-            usage: None,
-        }
-        .into(),
-    )
-    .await;
+    peer.done(&start.run_id, TurnOutcome::Completed).await;
     peer.until_status(&id, "idle").await;
 }
 
@@ -84,11 +76,7 @@ async fn an_admitted_result_is_never_sent_again_after_the_runtime_restarts() {
     let mut peer = Peer::start().await;
     let (id, run, turn) = peer.started_turn().await;
     peer.call(&id, &run, "call_r").await;
-    let (status, _) = peer.tool_result(&id, &turn, "call_r", "42").await;
-    assert_eq!(status, 202);
-    let CoreToRuntime::FunctionResult(sent) = peer.next_frame().await.message else {
-        panic!("expected function_result")
-    };
+    let sent = peer.admitted_result(&id, &turn, "call_r", "42").await;
     assert_eq!(sent.call_id, "call_r");
 
     // The Runtime restarts before it applied the result: the started Turn fails.
@@ -119,15 +107,7 @@ async fn an_admitted_result_is_never_sent_again_after_the_runtime_restarts() {
         panic!("expected execution_start")
     };
     assert_ne!(start.turn_id, turn);
-    peer.send(
-        &start.run_id,
-        Done {
-            outcome: TurnOutcome::Completed,
-            usage: None,
-        }
-        .into(),
-    )
-    .await;
+    peer.done(&start.run_id, TurnOutcome::Completed).await;
     peer.until_status(&id, "idle").await;
     assert!(
         peer.from_core.try_recv().is_err(),
@@ -140,11 +120,7 @@ async fn an_admitted_result_is_never_sent_again_after_core_restarts() {
     let mut peer = Peer::start().await;
     let (id, run, turn) = peer.started_turn().await;
     peer.call(&id, &run, "call_c").await;
-    let (status, _) = peer.tool_result(&id, &turn, "call_c", "42").await;
-    assert_eq!(status, 202);
-    let CoreToRuntime::FunctionResult(sent) = peer.next_frame().await.message else {
-        panic!("expected function_result")
-    };
+    let sent = peer.admitted_result(&id, &turn, "call_c", "42").await;
     assert_eq!(sent.call_id, "call_c");
 
     // Core restarts before the Runtime applied the result: recovery fails the started Turn.
@@ -172,15 +148,7 @@ async fn an_admitted_result_is_never_sent_again_after_core_restarts() {
         panic!("expected execution_start")
     };
     assert_ne!(start.turn_id, turn);
-    peer.send(
-        &start.run_id,
-        Done {
-            outcome: TurnOutcome::Completed,
-            usage: None,
-        }
-        .into(),
-    )
-    .await;
+    peer.done(&start.run_id, TurnOutcome::Completed).await;
     peer.until_status(&id, "idle").await;
     assert!(
         peer.from_core.try_recv().is_err(),

@@ -11,7 +11,7 @@ mod support;
 use serde_json::{Value, json};
 use support::Peer;
 use switchboard_protocol::messages::{
-    Done, TurnOutcome, WebSearchAction, WebSearchCall, WebSearchStatus,
+    TurnOutcome, WebSearchAction, WebSearchCall, WebSearchStatus,
 };
 
 fn search(id: &str, status: WebSearchStatus, action: Option<WebSearchAction>) -> WebSearchCall {
@@ -63,15 +63,7 @@ async fn web_search_frames_become_web_search_call_items() {
     for frame in frames {
         peer.send(&run, frame.into()).await;
     }
-    peer.send(
-        &run,
-        Done {
-            outcome: TurnOutcome::Completed,
-            usage: None,
-        }
-        .into(),
-    )
-    .await;
+    peer.done(&run, TurnOutcome::Completed).await;
     peer.until_status(&id, "idle").await;
 
     let (status, items) = peer

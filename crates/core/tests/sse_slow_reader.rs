@@ -10,7 +10,7 @@ use futures::StreamExt;
 use serde_json::Value;
 use support::{KEY, Peer};
 use switchboard_protocol::messages::{
-    Delta, Done, MessagePhase, MessageStatus, OutputMessage, TurnOutcome,
+    Delta, MessagePhase, MessageStatus, OutputMessage, TurnOutcome,
 };
 
 /// Reads a whole SSE body and returns its `data:` payloads.
@@ -90,15 +90,7 @@ async fn a_stalled_reader_is_interrupted_and_a_live_reader_sees_everything() {
         text: chunk.repeat(DELTAS),
     };
     peer.send(&run, done_msg.into()).await;
-    peer.send(
-        &run,
-        Done {
-            outcome: TurnOutcome::Completed,
-            usage: None,
-        }
-        .into(),
-    )
-    .await;
+    peer.done(&run, TurnOutcome::Completed).await;
     peer.until_status(&id, "idle").await;
 
     assert_eq!(live_reader.await.unwrap(), DELTAS);

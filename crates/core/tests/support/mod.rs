@@ -16,7 +16,9 @@ use switchboard_execution::{HarnessId, ModelProvider, ProviderProtocol};
 use switchboard_protocol::capabilities::{Capabilities, HarnessAdvertisement, HarnessState};
 use switchboard_protocol::configuration::HarnessId as WireHarness;
 use switchboard_protocol::envelope::Envelope;
-use switchboard_protocol::messages::{Heartbeat, PreparationState, PreparationStatus};
+use switchboard_protocol::messages::{
+    Done, FunctionResult, Heartbeat, PreparationState, PreparationStatus, TurnOutcome,
+};
 use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
 use switchboard_store::SqliteStore;
 use tokio::sync::mpsc;
@@ -317,5 +319,30 @@ impl Peer {
             }]})),
         )
         .await
+    }
+
+    /// Ends the Run with `done{outcome}` (no usage).
+    pub async fn done(&self, run_id: &str, outcome: TurnOutcome) {
+        let done = Done {
+            outcome,
+            usage: None,
+        };
+        self.send(run_id, done.into()).await;
+    }
+
+    /// Posts a result Core must admit (202) and returns the `function_result` frame it sent.
+    pub async fn admitted_result(
+        &mut self,
+        id: &str,
+        turn_id: &str,
+        call_id: &str,
+        output: &str,
+    ) -> FunctionResult {
+        let (status, body) = self.tool_result(id, turn_id, call_id, output).await;
+        assert_eq!(status, 202, "{body}");
+        match self.next_frame().await.message {
+            CoreToRuntime::FunctionResult(result) => result,
+            other => panic!("expected function_result, got {other:?}"),
+        }
     }
 }
