@@ -11,6 +11,7 @@ The auto-install test starts `serve` the same way with no harness installed at a
 the default harness itself, `/readyz` says `installing`, a Session is admitted with its Turn
 queued, and the Turn completes once the install ends."""
 
+import contextlib
 import json
 import os
 import pathlib
@@ -134,12 +135,14 @@ def codex_state(body) -> str:
     return codex["state"]
 
 
-def test_serve_installs_a_missing_default_harness_and_runs_the_waiting_turn(tmp_path):
+@contextlib.contextmanager
+def fresh_serve(tmp_path: pathlib.Path, env: dict):
+    """`serve` as a newcomer starts it: a fresh working directory (the default relative data dir)
+    and the mock model as the deployment's provider. Yields (cwd, base_url, root)."""
     cwd = tmp_path / "fresh"
     cwd.mkdir()
     (tmp_path / "mock").mkdir()
     mock = MockModel(tmp_path / "mock")
-    env = dict(newcomer_env(), SWITCHBOARD_API_KEY="sk-sb-test-suite-key")
     proc = subprocess.Popen(
         [switchboard_bin(), "serve", "--listen", "127.0.0.1:0",
          "--model-provider-url", mock.base_url + "/v1", "--model-provider-key", "unused"],
@@ -150,7 +153,16 @@ def test_serve_installs_a_missing_default_harness_and_runs_the_waiting_turn(tmp_
     )
     try:
         base_url = proc.stdout.readline().split()[-1].strip()
-        root = base_url.rsplit("/v1", 1)[0]
+        yield cwd, base_url, base_url.rsplit("/v1", 1)[0]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+        mock.stop()
+
+
+def test_serve_installs_a_missing_default_harness_and_runs_the_waiting_turn(tmp_path):
+    env = dict(newcomer_env(), SWITCHBOARD_API_KEY="sk-sb-test-suite-key")
+    with fresh_serve(tmp_path, env) as (cwd, base_url, root):
         status, body = wait_for(
             lambda: readyz(root),
             lambda r: codex_state(r[1]) != "missing",
@@ -175,17 +187,9 @@ def test_serve_installs_a_missing_default_harness_and_runs_the_waiting_turn(tmp_
         status, body = readyz(root)
         assert (status, codex_state(body)) == (200, "available"), body
         assert (cwd / ".switchboard" / "harnesses" / "codex" / "package.json").is_file()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        mock.stop()
 
 
 def test_a_failed_install_is_reported_on_readyz_and_refuses_sessions(tmp_path):
-    cwd = tmp_path / "fresh"
-    cwd.mkdir()
-    (tmp_path / "mock").mkdir()
-    mock = MockModel(tmp_path / "mock")
     # A registry nothing listens on, and an empty cache: npm itself fails, as it would offline.
     env = dict(
         newcomer_env(),
@@ -194,17 +198,7 @@ def test_a_failed_install_is_reported_on_readyz_and_refuses_sessions(tmp_path):
         npm_config_cache=str(tmp_path / "npm-cache"),
         npm_config_fetch_retries="0",
     )
-    proc = subprocess.Popen(
-        [switchboard_bin(), "serve", "--listen", "127.0.0.1:0",
-         "--model-provider-url", mock.base_url + "/v1", "--model-provider-key", "unused"],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        base_url = proc.stdout.readline().split()[-1].strip()
-        root = base_url.rsplit("/v1", 1)[0]
+    with fresh_serve(tmp_path, env) as (cwd, base_url, root):
         status, body = wait_for(
             lambda: readyz(root),
             lambda r: codex_state(r[1]).startswith("failed: "),
@@ -233,7 +227,3 @@ def test_a_failed_install_is_reported_on_readyz_and_refuses_sessions(tmp_path):
         }}
         status, _, listed = raw.request("GET", "/agents/sessions")
         assert status == 200 and listed["data"] == []
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        mock.stop()
