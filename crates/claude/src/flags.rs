@@ -241,6 +241,7 @@ pub(crate) mod tests {
             execution_controls: ExecutionControls::default(),
             mcp_servers: vec![],
             harness_config: None,
+            workspace: None,
         }
     }
 

@@ -111,6 +111,7 @@ mod tests {
             },
             mcp_servers: vec![],
             harness_config: None,
+            workspace: None,
         }
     }
 

@@ -187,6 +187,7 @@ mod tests {
             execution_controls: controls,
             mcp_servers: vec![],
             harness_config: None,
+            workspace: None,
         }
     }
 

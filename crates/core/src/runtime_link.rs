@@ -289,7 +289,13 @@ async fn serve_link(engine: Arc<Engine>, connections: Arc<Connections>, socket: 
     let (inbound, from_runtime) = mpsc::channel::<Envelope<RuntimeToCore>>(CHANNEL_CAPACITY);
     // Replies Core makes on the link itself (`protocol_error`), written in order with the rest.
     let (replies, mut reply_rx) = mpsc::channel::<String>(8);
-    let link = engine.attach(hello.runtime_id.clone(), false, to_runtime, from_runtime);
+    let link = engine.attach(
+        hello.runtime_id.clone(),
+        false,
+        None,
+        to_runtime,
+        from_runtime,
+    );
 
     let mut writer = tokio::spawn(async move {
         loop {

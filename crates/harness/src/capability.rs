@@ -38,10 +38,11 @@ pub enum Capability {
     McpHttpTools,
     McpHttpRequired,
     McpHttpBearerAuth,
+    ManagedWorkspace,
 }
 
 impl Capability {
-    pub const ALL: [Capability; 30] = [
+    pub const ALL: [Capability; 31] = [
         Capability::SubagentObservations,
         Capability::Streaming,
         Capability::Permissions,
@@ -72,6 +73,7 @@ impl Capability {
         Capability::McpHttpTools,
         Capability::McpHttpRequired,
         Capability::McpHttpBearerAuth,
+        Capability::ManagedWorkspace,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -106,6 +108,7 @@ impl Capability {
             Capability::McpHttpTools => "mcp_http_tools",
             Capability::McpHttpRequired => "mcp_http_required",
             Capability::McpHttpBearerAuth => "mcp_http_bearer_auth",
+            Capability::ManagedWorkspace => "managed_workspace",
         }
     }
 

@@ -7,7 +7,7 @@
 //! in ExecutionControls and need only `execution_controls`. Requirements that depend on one
 //! input (images) or on Runtime state (native session recovery) are not part of a snapshot.
 
-use switchboard_execution::{SessionSnapshot, TextFormat};
+use switchboard_execution::{Placement, SessionSnapshot, TextFormat};
 
 use crate::Capability::{self, *};
 
@@ -28,6 +28,10 @@ pub fn required_capabilities(snapshot: &SessionSnapshot) -> Vec<Capability> {
             WorkspaceReadPreparation,
             WorkspaceOutputExport,
         ]);
+        // A workspace Switchboard provides needs a Runtime that can isolate it (bubblewrap).
+        if matches!(snapshot.placement, Placement::OpenaiHosted) {
+            required.push(ManagedWorkspace);
+        }
     } else {
         required.push(EnvironmentNone);
     }

@@ -175,4 +175,6 @@ pub struct Capabilities {
     pub mcp_http_tools: bool,
     pub mcp_http_required: bool,
     pub mcp_http_bearer_auth: bool,
+    /// The Runtime can create managed workspaces isolated by bubblewrap (`openai_hosted`).
+    pub managed_workspace: bool,
 }

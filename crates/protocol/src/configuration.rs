@@ -43,6 +43,8 @@ pub struct SessionConfiguration {
     pub mcp_servers: Vec<Value>,
     /// Harness-specific settings from `x_agents_core.harness_config`, null when none.
     pub harness_config: Option<Map<String, Value>>,
+    /// The Session's workspace; null on `environment: none`.
+    pub workspace: Option<crate::workspace::Workspace>,
 }
 
 /// The model provider the harness calls. `api_key` is a secret: it is never printed by `Debug`.

@@ -12,6 +12,7 @@
 //! - [`capabilities`]: what a Runtime advertises per harness in each `heartbeat`.
 //! - [`configuration`]: the frozen Session configuration `execution_prepare` carries.
 //! - [`content`]: user input parts and function-result content.
+//! - [`workspace`]: workspace placements (self-hosted, managed) and the `workspace_*` frames.
 //! - [`messages`]: every payload, grouped by direction ([`CoreToRuntime`], [`RuntimeToCore`]).
 //! - [`adapter`]: the [`Adapter`] / [`SessionExecutor`] / [`TurnControl`] traits, the
 //!   [`AdapterEvent`]s a Turn yields, and function-result [`Receipt`]s.
@@ -26,6 +27,7 @@ pub mod content;
 pub mod envelope;
 pub mod handshake;
 pub mod messages;
+pub mod workspace;
 
 pub use adapter::{
     Adapter, AdapterError, AdapterEvent, PrepareRequest, Receipt, SessionExecutor, TurnControl,
@@ -42,3 +44,7 @@ pub use content::{FunctionOutput, FunctionResultContent, InputPart, ResultPart};
 pub use envelope::{DecodeError, Envelope};
 pub use handshake::PROTOCOL_VERSION;
 pub use messages::{CoreToRuntime, RuntimeToCore};
+pub use workspace::{
+    MANAGED_WORKSPACE_DIRECTORY, NetworkAccess, SetupCommand, Workspace, WorkspaceEntry,
+    WorkspaceFile, WorkspacePlacement,
+};

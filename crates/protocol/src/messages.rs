@@ -1,11 +1,13 @@
 //! Every message payload, grouped by direction.
 //!
 //! Core → Runtime: `welcome`, `hello_refused`, `execution_prepare`, `execution_start`,
-//! `execution_release`, `prompt_steer`, `prompt_cancel`, `function_result`.
+//! `execution_release`, `prompt_steer`, `prompt_cancel`, `function_result`, `workspace_write`,
+//! `workspace_list`, `workspace_remove`.
 //!
 //! Runtime → Core: `hello`, `heartbeat`, `preparation_status`, `output_message`, `delta`,
 //! `reasoning`, `command_execution`, `web_search_call`, `usage`, `function_call`, `call_abandoned`,
-//! `interaction_decision_ack`, `prompt_steer_ack`, `error`, `done`, `protocol_error`.
+//! `interaction_decision_ack`, `prompt_steer_ack`, `error`, `done`, `protocol_error`,
+//! `workspace_result`.
 //!
 //! Ordering rules the Runtime keeps (core-contracts §6.6): a Turn emits only its own events, in
 //! order; a message is `output_message{in_progress}`, its `delta`s, then
@@ -22,6 +24,7 @@ use crate::configuration::SessionConfiguration;
 use crate::content::{FunctionOutput, FunctionResultContent, InputPart};
 use crate::envelope::{DecodeError, MessageSet, decode_payload};
 pub use crate::handshake::{Hello, HelloRefused, Welcome};
+pub use crate::workspace::{WorkspaceList, WorkspaceRemove, WorkspaceResult, WorkspaceWrite};
 
 /// Declares a direction's message enum and its `MessageSet` mapping in one table, so a wire name
 /// and its payload type can never drift apart.
@@ -78,6 +81,9 @@ message_set! {
         "prompt_steer" => PromptSteer(PromptSteer),
         "prompt_cancel" => PromptCancel(PromptCancel),
         "function_result" => FunctionResult(FunctionResult),
+        "workspace_write" => WorkspaceWrite(WorkspaceWrite),
+        "workspace_list" => WorkspaceList(WorkspaceList),
+        "workspace_remove" => WorkspaceRemove(WorkspaceRemove),
     }
 }
 
@@ -101,6 +107,7 @@ message_set! {
         "error" => Error(ErrorEvent),
         "done" => Done(Done),
         "protocol_error" => ProtocolError(ProtocolError),
+        "workspace_result" => WorkspaceResult(WorkspaceResult),
     }
 }
 

@@ -73,6 +73,7 @@ fn configuration() -> SessionConfiguration {
         },
         mcp_servers: vec![],
         harness_config: Some(Map::from_iter([("sandbox".to_owned(), json!("read-only"))])),
+        workspace: None,
     }
 }
 
@@ -146,6 +147,80 @@ fn core_to_runtime() -> Vec<Envelope<CoreToRuntime>> {
                     harness_config: None,
                     ..configuration()
                 },
+            }
+            .into(),
+        ),
+        (
+            session.clone(),
+            ExecutionPrepare {
+                session_id: "sesn_2".into(),
+                configuration: SessionConfiguration {
+                    workspace: Some(Workspace {
+                        environment_id: "env_1".into(),
+                        placement: WorkspacePlacement::Managed,
+                        directory: MANAGED_WORKSPACE_DIRECTORY.into(),
+                        capability_directories: vec![],
+                        network: NetworkAccess::Disabled,
+                        env: [("TOKEN".to_owned(), "s3cret".to_owned())].into(),
+                        files: vec![WorkspaceFile {
+                            path: "/workspace/a.txt".into(),
+                            data: "aGk=".into(),
+                        }],
+                        setup_commands: vec![SetupCommand {
+                            command: "make".into(),
+                            cwd: None,
+                        }],
+                    }),
+                    ..configuration()
+                },
+            }
+            .into(),
+        ),
+        (
+            session.clone(),
+            ExecutionPrepare {
+                session_id: "sesn_3".into(),
+                configuration: SessionConfiguration {
+                    workspace: Some(Workspace {
+                        environment_id: "env_2".into(),
+                        placement: WorkspacePlacement::SelfHosted,
+                        directory: "/home/me/project".into(),
+                        capability_directories: vec!["/home/me/skills".into()],
+                        network: NetworkAccess::Enabled,
+                        env: Default::default(),
+                        files: vec![],
+                        setup_commands: vec![],
+                    }),
+                    ..configuration()
+                },
+            }
+            .into(),
+        ),
+        (
+            Some("wsreq_1".into()),
+            WorkspaceWrite {
+                environment_id: "env_1".into(),
+                placement: WorkspacePlacement::Managed,
+                file: WorkspaceFile {
+                    path: "/workspace/b.txt".into(),
+                    data: "aGk=".into(),
+                },
+            }
+            .into(),
+        ),
+        (
+            Some("wsreq_2".into()),
+            WorkspaceList {
+                environment_id: "env_1".into(),
+                placement: WorkspacePlacement::Managed,
+                path: Some("/workspace".into()),
+            }
+            .into(),
+        ),
+        (
+            Some("wsreq_3".into()),
+            WorkspaceRemove {
+                environment_id: "env_1".into(),
             }
             .into(),
         ),
@@ -402,6 +477,29 @@ fn runtime_to_core() -> Vec<Envelope<RuntimeToCore>> {
             .into(),
         ),
         (
+            Some("wsreq_2".into()),
+            WorkspaceResult {
+                environment_id: "env_1".into(),
+                files: vec![WorkspaceEntry {
+                    path: "/workspace/b.txt".into(),
+                    size_bytes: 2,
+                }],
+                error_code: None,
+                error: None,
+            }
+            .into(),
+        ),
+        (
+            Some("wsreq_1".into()),
+            WorkspaceResult {
+                environment_id: "env_1".into(),
+                files: vec![],
+                error_code: Some("invalid_path".into()),
+                error: Some("The path leaves the workspace.".into()),
+            }
+            .into(),
+        ),
+        (
             run,
             ProtocolError {
                 frame_type: Some("delta".into()),
@@ -429,9 +527,12 @@ fn core_index(m: &CoreToRuntime) -> usize {
         CoreToRuntime::PromptSteer(_) => 5,
         CoreToRuntime::PromptCancel(_) => 6,
         CoreToRuntime::FunctionResult(_) => 7,
+        CoreToRuntime::WorkspaceWrite(_) => 8,
+        CoreToRuntime::WorkspaceList(_) => 9,
+        CoreToRuntime::WorkspaceRemove(_) => 10,
     }
 }
-const CORE_FRAMES: usize = 8;
+const CORE_FRAMES: usize = 11;
 
 /// As [`core_index`], for Runtime → Core.
 fn runtime_index(m: &RuntimeToCore) -> usize {
@@ -453,9 +554,10 @@ fn runtime_index(m: &RuntimeToCore) -> usize {
         RuntimeToCore::Error(_) => 14,
         RuntimeToCore::Done(_) => 15,
         RuntimeToCore::ProtocolError(_) => 16,
+        RuntimeToCore::WorkspaceResult(_) => 17,
     }
 }
-const RUNTIME_FRAMES: usize = 17;
+const RUNTIME_FRAMES: usize = 18;
 
 fn spellings<T: Serialize>(values: &[T]) -> Value {
     serde_json::to_value(values).unwrap()
@@ -475,6 +577,8 @@ fn values() -> Value {
         "ReasoningSummary": spellings(&[ReasoningSummary::Auto, ReasoningSummary::Concise, ReasoningSummary::Detailed]),
         "ServiceTier": spellings(&[S::Auto, S::Default, S::Flex, S::Priority, S::Fast, S::Ultrafast]),
         "OutputFormatType": spellings(&[OutputFormatType::JsonSchema]),
+        "WorkspacePlacement": spellings(&[WorkspacePlacement::SelfHosted, WorkspacePlacement::Managed]),
+        "NetworkAccess": spellings(&[NetworkAccess::Enabled, NetworkAccess::Disabled]),
         "PreparationState": spellings(&[PreparationState::Preparing, PreparationState::Ready, PreparationState::Failed, PreparationState::Released]),
         "MessageStatus": spellings(&[MessageStatus::InProgress, MessageStatus::Completed]),
         "MessagePhase": spellings(&[MessagePhase::Commentary, MessagePhase::FinalAnswer]),

@@ -20,7 +20,7 @@ use std::time::Duration;
 use switchboard_protocol::envelope::Envelope;
 use switchboard_protocol::messages::{
     Done, ErrorEvent, ExecutionPrepare, ExecutionStart, FunctionResult, PreparationState,
-    PreparationStatus, PromptSteer, PromptSteerAck, ProtocolError, TurnOutcome,
+    PreparationStatus, PromptSteer, PromptSteerAck, ProtocolError, TurnOutcome, WorkspaceResult,
 };
 use switchboard_protocol::{
     AdapterError, CoreToRuntime, PrepareRequest, Receipt, RuntimeToCore, TurnRequest,
@@ -141,6 +141,9 @@ impl Loop {
             CoreToRuntime::ExecutionRelease(r) => {
                 tokio::spawn(async move { self.release(r.session_id).await });
             }
+            CoreToRuntime::WorkspaceWrite(w) => self.workspace_unsupported(id, w.environment_id),
+            CoreToRuntime::WorkspaceList(l) => self.workspace_unsupported(id, l.environment_id),
+            CoreToRuntime::WorkspaceRemove(r) => self.workspace_unsupported(id, r.environment_id),
             CoreToRuntime::Welcome(_) | CoreToRuntime::HelloRefused(_) => {
                 let frame_type = if matches!(frame.message, CoreToRuntime::Welcome(_)) {
                     "welcome"
@@ -153,6 +156,19 @@ impl Loop {
                 });
             }
         }
+    }
+
+    /// This Runtime keeps no workspaces yet: every workspace request is refused.
+    fn workspace_unsupported(self: Arc<Self>, id: Option<String>, environment_id: String) {
+        tokio::spawn(async move {
+            let result = WorkspaceResult {
+                environment_id,
+                files: Vec::new(),
+                error_code: Some("unsupported_operation".to_owned()),
+                error: Some("This Runtime does not host workspaces.".to_owned()),
+            };
+            self.send(id, result.into()).await;
+        });
     }
 
     async fn protocol_error(

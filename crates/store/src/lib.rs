@@ -6,6 +6,7 @@
 //! the queries are written with `$N` placeholders and portable SQL so that a PostgreSQL engine
 //! can implement the same trait.
 
+pub mod environments;
 pub mod page;
 pub mod sessions;
 pub mod sqlite;
@@ -13,6 +14,7 @@ pub mod writer;
 
 use async_trait::async_trait;
 
+pub use environments::{EnvironmentFilter, EnvironmentRecord};
 pub use page::{Order, Page, PageQuery};
 pub use sessions::{
     CallRecord, IdempotencyRecord, ItemRecord, SessionFilter, SessionRecord, SessionWrite,
@@ -114,4 +116,19 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Option<IdempotencyRecord>>;
     /// The Session create admitted under `key`, kept after its Session is deleted.
     async fn get_create_key(&self, key: &str) -> Result<Option<IdempotencyRecord>>;
+
+    /// Inserts or replaces an Environment (the row keeps its position). A digest another
+    /// Environment holds fails with [`StoreError::Conflict`].
+    async fn put_environment(&self, environment: &EnvironmentRecord) -> Result<()>;
+    async fn get_environment(&self, id: &str) -> Result<Option<EnvironmentRecord>>;
+    async fn list_environments(
+        &self,
+        q: &PageQuery,
+        filter: &EnvironmentFilter,
+    ) -> Result<Page<EnvironmentRecord>>;
+    async fn delete_environment(&self, id: &str) -> Result<bool>;
+    /// The Environment whose current enrollment token has this digest.
+    async fn environment_by_enrollment(&self, digest: &str) -> Result<Option<EnvironmentRecord>>;
+    /// The Environment whose enrolled Runtime's credential has this digest.
+    async fn environment_by_credential(&self, digest: &str) -> Result<Option<EnvironmentRecord>>;
 }

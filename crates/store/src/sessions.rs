@@ -74,6 +74,9 @@ pub struct SessionWrite {
     /// The key of the Session create this write commits. Inserted; a key already used fails the
     /// whole write with [`crate::StoreError::Conflict`], so the Session is not created.
     pub create_key: Option<IdempotencyRecord>,
+    /// An Environment written in the same transaction (a Session create that makes its
+    /// Environment), inserted or replaced as [`crate::Store::put_environment`] does.
+    pub environment: Option<crate::EnvironmentRecord>,
 }
 
 impl SessionWrite {
@@ -84,6 +87,7 @@ impl SessionWrite {
             && self.calls.is_empty()
             && self.idempotency.is_none()
             && self.create_key.is_none()
+            && self.environment.is_none()
     }
 }
 

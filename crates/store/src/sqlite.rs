@@ -16,8 +16,9 @@ use sqlx::{AssertSqlSafe, Row, SqlitePool};
 
 use crate::writer::{Bind, Statement, Writer};
 use crate::{
-    AgentRecord, ApiKeyRecord, CallRecord, IdempotencyRecord, ItemRecord, Order, Page, PageQuery,
-    Result, SessionFilter, SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
+    AgentRecord, ApiKeyRecord, CallRecord, EnvironmentFilter, EnvironmentRecord, IdempotencyRecord,
+    ItemRecord, Order, Page, PageQuery, Result, SessionFilter, SessionRecord, SessionWrite, Store,
+    StoreError, TurnRecord,
 };
 
 /// Reads go through a small pool; writes through the group-commit [`Writer`], because SQLite
@@ -56,6 +57,34 @@ impl SqliteStore {
     /// One page of a listing. The cursor is the ID of a row in the listing's scope (else
     /// [`StoreError::UnknownCursor`]); that row's `seq` bounds the page, whether or not the row
     /// passes the filters.
+    /// Commits statements in one transaction; a unique-key violation is a [`StoreError::Conflict`].
+    async fn write_all(&self, statements: Vec<Statement>) -> Result<()> {
+        match self.writer.write(statements).await {
+            Ok(_) => Ok(()),
+            Err(StoreError::Database(sqlx::Error::Database(e))) if e.is_unique_violation() => {
+                Err(StoreError::Conflict(e.message().to_owned()))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    async fn environment_where(
+        &self,
+        column: &'static str,
+        value: &str,
+    ) -> Result<Option<EnvironmentRecord>> {
+        let sql = match column {
+            "id" => "SELECT * FROM environments WHERE id = $1",
+            "enrollment_digest" => "SELECT * FROM environments WHERE enrollment_digest = $1",
+            _ => "SELECT * FROM environments WHERE credential_digest = $1",
+        };
+        let row = sqlx::query(sql)
+            .bind(value)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(environment))
+    }
+
     async fn page<T>(&self, l: Listing<T>, q: &PageQuery) -> Result<Page<T>> {
         let mut sql = Sql::default();
         sql.push("SELECT ")
@@ -221,6 +250,36 @@ fn session(row: &SqliteRow) -> SessionRecord {
     }
 }
 
+fn environment(row: &SqliteRow) -> EnvironmentRecord {
+    EnvironmentRecord {
+        id: row.get("id"),
+        created_at: row.get("created_at"),
+        kind: row.get("kind"),
+        enrollment_digest: row.get("enrollment_digest"),
+        credential_digest: row.get("credential_digest"),
+        doc: row.get("doc"),
+    }
+}
+
+/// The upsert of an Environment row; `seq` and `created_at` stay those of the first insert.
+fn put_environment(e: &EnvironmentRecord) -> Statement {
+    Statement::new(
+        "INSERT INTO environments (id, created_at, kind, enrollment_digest, credential_digest, doc) \
+         VALUES ($1, $2, $3, $4, $5, $6) \
+         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, \
+         enrollment_digest = excluded.enrollment_digest, \
+         credential_digest = excluded.credential_digest, doc = excluded.doc",
+        vec![
+            Bind::Text(e.id.clone()),
+            Bind::I64(e.created_at),
+            Bind::Text(e.kind.clone()),
+            Bind::OptText(e.enrollment_digest.clone()),
+            Bind::OptText(e.credential_digest.clone()),
+            Bind::Text(e.doc.clone()),
+        ],
+    )
+}
+
 fn turn(row: &SqliteRow) -> TurnRecord {
     TurnRecord {
         id: row.get("id"),
@@ -371,7 +430,11 @@ impl Store for SqliteStore {
             return Ok(());
         }
         let mut statements =
-            Vec::with_capacity(1 + w.turns.len() + w.items.len() + w.calls.len() + 2);
+            Vec::with_capacity(2 + w.turns.len() + w.items.len() + w.calls.len() + 2);
+        // The Environment first: a Session document may name it.
+        if let Some(e) = &w.environment {
+            statements.push(put_environment(e));
+        }
         if let Some(s) = w.session {
             statements.push(Statement::new(
                 "INSERT INTO sessions (id, created_at, agent_id, metadata, active_turn_id, doc) \
@@ -438,13 +501,7 @@ impl Store for SqliteStore {
                 ],
             ));
         }
-        match self.writer.write(statements).await {
-            Ok(_) => Ok(()),
-            Err(StoreError::Database(sqlx::Error::Database(e))) if e.is_unique_violation() => {
-                Err(StoreError::Conflict(e.message().to_owned()))
-            }
-            Err(e) => Err(e),
-        }
+        self.write_all(statements).await
     }
 
     async fn get_session(&self, id: &str) -> Result<Option<SessionRecord>> {
@@ -585,5 +642,54 @@ impl Store for SqliteStore {
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.as_ref().map(idempotency))
+    }
+
+    async fn put_environment(&self, e: &EnvironmentRecord) -> Result<()> {
+        self.write_all(vec![put_environment(e)]).await
+    }
+
+    async fn get_environment(&self, id: &str) -> Result<Option<EnvironmentRecord>> {
+        self.environment_where("id", id).await
+    }
+
+    async fn list_environments(
+        &self,
+        q: &PageQuery,
+        f: &EnvironmentFilter,
+    ) -> Result<Page<EnvironmentRecord>> {
+        let filter = f
+            .kind
+            .iter()
+            .map(|k| Cond::new("kind = ?", [Bind::Text(k.clone())]))
+            .collect();
+        self.page(
+            Listing {
+                table: "environments",
+                columns: "*",
+                scope: vec![],
+                filter,
+                row: environment,
+            },
+            q,
+        )
+        .await
+    }
+
+    async fn delete_environment(&self, id: &str) -> Result<bool> {
+        Ok(self
+            .write1(
+                "DELETE FROM environments WHERE id = $1",
+                vec![Bind::Text(id.to_owned())],
+            )
+            .await?
+            == 1)
+    }
+
+    async fn environment_by_enrollment(&self, digest: &str) -> Result<Option<EnvironmentRecord>> {
+        self.environment_where("enrollment_digest", digest).await
+    }
+
+    async fn environment_by_credential(&self, digest: &str) -> Result<Option<EnvironmentRecord>> {
+        self.environment_where("credential_digest", digest).await
     }
 }

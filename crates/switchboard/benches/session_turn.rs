@@ -350,7 +350,7 @@ async fn start_core(data_dir: &Path, model: &MockModel) -> String {
     let (to_runtime, from_runtime) = LocalRuntime::start(registry, options).into_channels();
     state
         .engine
-        .attach("local".to_owned(), true, to_runtime, from_runtime);
+        .attach("local".to_owned(), true, None, to_runtime, from_runtime);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("binding Core");
@@ -574,6 +574,7 @@ impl Bench<'_> {
             execution_controls: ExecutionControls::default(),
             mcp_servers: vec![],
             harness_config: None,
+            workspace: None,
         }
     }
 

@@ -162,7 +162,7 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
         let (to_runtime, from_runtime) = local.into_channels();
         state
             .engine
-            .attach("local".to_owned(), true, to_runtime, from_runtime);
+            .attach("local".to_owned(), true, None, to_runtime, from_runtime);
     }
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

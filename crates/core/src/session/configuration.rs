@@ -94,5 +94,6 @@ pub fn configuration(snap: &SessionSnapshot, provider: &ModelProvider) -> Sessio
         execution_controls: controls,
         mcp_servers: Vec::new(),
         harness_config: snap.harness_config.clone(),
+        workspace: None,
     }
 }

@@ -24,7 +24,7 @@ use super::error::SessionError;
 use super::hub::Published;
 use super::idempotency;
 use super::objects::SessionStatus;
-use super::runtimes::Unavailable;
+use super::runtimes::{Route, Unavailable};
 use super::state::{Live, SessionDoc, SessionMeta, Tx};
 use crate::clock::unix_now;
 const HOSTED: &str = "This service does not provide openai_hosted environments; use environment none or self_hosted.";
@@ -115,7 +115,10 @@ pub async fn create(
 
     let config = configuration(&snap, &provider);
     let required = required_capabilities(&snap);
-    match engine.links.pick(config.harness, &required, "") {
+    match engine
+        .links
+        .pick(config.harness, &required, "", Route::Deployment)
+    {
         // Being installed: admitted, and its Turn waits in `queued` until the install ends.
         Ok(_) | Err(Unavailable::Installing) => {}
         Err(why) => {

@@ -14,7 +14,7 @@ use switchboard_wire::ids::{IdKind, new_id};
 use super::configuration::snapshot;
 use super::engine::Engine;
 use super::objects::TurnStatus;
-use super::runtimes::Unavailable;
+use super::runtimes::{Route, Unavailable};
 use super::state::Tx;
 use crate::sync::lock;
 
@@ -58,7 +58,10 @@ impl Engine {
                     live.doc.harness,
                 );
                 let required = switchboard_harness::required_capabilities(&snap);
-                match self.links.pick(config.harness, &required, &id) {
+                match self
+                    .links
+                    .pick(config.harness, &required, &id, Route::Deployment)
+                {
                     Ok(link) => {
                         let mut tx = Tx::new(live);
                         super::turns::bind(&mut tx, link);

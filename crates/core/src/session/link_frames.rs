@@ -15,15 +15,17 @@ use crate::sync::lock;
 
 impl Engine {
     /// Connects a Runtime: frames from `from_runtime` are handled until it closes, then the
-    /// link's started Turns fail.
+    /// link's started Turns fail. `environment`: the self-hosted Environment an enrolled Runtime
+    /// is bound to.
     pub fn attach(
         self: &Arc<Self>,
         runtime_id: String,
         local: bool,
+        environment: Option<String>,
         to_runtime: mpsc::Sender<Envelope<CoreToRuntime>>,
         mut from_runtime: mpsc::Receiver<Envelope<RuntimeToCore>>,
     ) -> u64 {
-        let link = self.links.add(runtime_id, local, to_runtime);
+        let link = self.links.add(runtime_id, local, environment, to_runtime);
         let this = self.clone();
         tokio::spawn(async move {
             while let Some(frame) = from_runtime.recv().await {

@@ -23,6 +23,10 @@ use tokio::sync::{mpsc, oneshot};
 struct Link {
     runtime_id: String,
     local: bool,
+    /// The self-hosted Environment this link was enrolled for: it runs that Environment's
+    /// Sessions and nothing else. `None`: a deployment Runtime (local, or remote with the
+    /// Runtime token), which runs `environment: none` and managed-workspace Sessions.
+    environment: Option<String>,
     tx: mpsc::Sender<Envelope<CoreToRuntime>>,
     /// Whether the last heartbeat listed any harness (readiness), runnable or not.
     advertised: bool,
@@ -31,6 +35,25 @@ struct Link {
     /// Every advertised harness's state (`/readyz`, and whether a waiting Turn can still run).
     states: Vec<(HarnessId, HarnessState)>,
     prepared: HashSet<String>,
+}
+
+/// Which links may run a Session: its placement decides, never the Runtime.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route<'a> {
+    /// `environment: none` or a managed workspace: any deployment Runtime (never an enrolled
+    /// one).
+    Deployment,
+    /// A self-hosted Environment: only the link enrolled for it.
+    Environment(&'a str),
+}
+
+impl Link {
+    fn serves(&self, route: Route<'_>) -> bool {
+        match route {
+            Route::Deployment => self.environment.is_none(),
+            Route::Environment(id) => self.environment.as_deref() == Some(id),
+        }
+    }
 }
 
 /// Why no connected Runtime can run a Session.
@@ -69,10 +92,13 @@ fn advertised(ad: &HarnessAdvertisement) -> HashSet<Capability> {
 }
 
 impl Links {
+    /// Adds a link; `environment` is the self-hosted Environment an enrolled Runtime is bound
+    /// to (see [`Link`]).
     pub fn add(
         &self,
         runtime_id: String,
         local: bool,
+        environment: Option<String>,
         tx: mpsc::Sender<Envelope<CoreToRuntime>>,
     ) -> u64 {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
@@ -81,6 +107,7 @@ impl Links {
             Link {
                 runtime_id,
                 local,
+                environment,
                 tx,
                 advertised: false,
                 runnable: Vec::new(),
@@ -116,6 +143,22 @@ impl Links {
         }
     }
 
+    /// The self-hosted Environment a link is bound to, if any.
+    pub fn environment(&self, link: u64) -> Option<String> {
+        lock(&self.links)
+            .get(&link)
+            .and_then(|l| l.environment.clone())
+    }
+
+    /// Whether the Runtime enrolled for this Environment is connected (connection, not
+    /// readiness: it may not have advertised yet).
+    pub fn environment_connected(&self, environment_id: &str) -> bool {
+        let links = lock(&self.links);
+        links
+            .values()
+            .any(|l| l.serves(Route::Environment(environment_id)))
+    }
+
     /// The local Runtime has advertised its harnesses.
     pub fn local_ready(&self) -> bool {
         let links = lock(&self.links);
@@ -131,7 +174,8 @@ impl Links {
         let links = lock(&self.links);
         let local_attached = links.values().any(|l| l.local);
         let mut best: HashMap<HarnessId, HarnessState> = HashMap::new();
-        for link in links.values().filter(|l| l.local || !local_attached) {
+        let counted = |l: &&Link| l.environment.is_none() && (l.local || !local_attached);
+        for link in links.values().filter(counted) {
             for (harness, state) in &link.states {
                 let better = best.get(harness).is_none_or(|b| rank(state) < rank(b));
                 if better {
@@ -142,20 +186,21 @@ impl Links {
         best
     }
 
-    /// A link that can run `harness` with every `required` capability, preferring one that
-    /// has the Session prepared already.
+    /// A link on `route` that can run `harness` with every `required` capability, preferring
+    /// one that has the Session prepared already.
     pub fn pick(
         &self,
         harness: HarnessId,
         required: &[Capability],
         session_id: &str,
+        route: Route<'_>,
     ) -> Result<u64, Unavailable> {
         let links = lock(&self.links);
         let mut missing = None;
         let mut best: Option<u64> = None;
         let mut installing = false;
         let mut failed = None;
-        for (id, link) in links.iter() {
+        for (id, link) in links.iter().filter(|(_, l)| l.serves(route)) {
             let Some((_, caps)) = link.runnable.iter().find(|(h, _)| *h == harness) else {
                 match link.states.iter().find(|(h, _)| *h == harness) {
                     Some((_, HarnessState::Installing)) => installing = true,

@@ -115,7 +115,7 @@ impl Peer {
         let (to_core, from_runtime) = mpsc::channel(64);
         state
             .engine
-            .attach("peer".into(), true, to_runtime, from_runtime);
+            .attach("peer".into(), true, None, to_runtime, from_runtime);
         Peer {
             base,
             state,
@@ -139,7 +139,7 @@ impl Peer {
         let (to_core, from_runtime) = mpsc::channel(64);
         self.state
             .engine
-            .attach("peer".into(), true, to_runtime, from_runtime);
+            .attach("peer".into(), true, None, to_runtime, from_runtime);
         self.to_core = to_core;
         self.from_core = from_core;
     }

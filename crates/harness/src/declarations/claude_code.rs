@@ -132,6 +132,7 @@ pub static CLAUDE_CODE: Declaration = Declaration {
         C::Preparation,
         C::WorkspaceReadPreparation,
         C::WorkspaceOutputExport,
+        C::ManagedWorkspace,
         C::ProgrammaticToolCallingDisable,
         C::WebSearchControl,
         C::ExecutionControls,

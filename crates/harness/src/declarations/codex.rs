@@ -136,6 +136,7 @@ pub static CODEX: Declaration = Declaration {
         C::Preparation,
         C::WorkspaceReadPreparation,
         C::WorkspaceOutputExport,
+        C::ManagedWorkspace,
         C::ProgrammaticToolCallingDisable,
         C::WebSearchControl,
         C::ExecutionControls,

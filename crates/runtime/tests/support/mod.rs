@@ -93,6 +93,7 @@ pub fn configuration(base_url: &str, functions: Vec<FunctionToolSpec>) -> Sessio
         execution_controls: ExecutionControls::default(),
         mcp_servers: vec![],
         harness_config: None,
+        workspace: None,
     }
 }
 

@@ -1,0 +1,115 @@
+//! Environments: upsert keeps position, the kind filter pages, digests find one Environment
+//! and cannot be shared, and a Session write can carry its Environment atomically.
+
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use support::store;
+use switchboard_store::{
+    EnvironmentFilter, EnvironmentRecord, Order, PageQuery, SessionRecord, SessionWrite, Store,
+    StoreError,
+};
+
+fn env(i: i64, kind: &str) -> EnvironmentRecord {
+    EnvironmentRecord {
+        id: format!("env_{i:032}"),
+        created_at: i,
+        kind: kind.to_owned(),
+        enrollment_digest: None,
+        credential_digest: None,
+        doc: format!(r#"{{"n":{i}.50}}"#),
+    }
+}
+
+fn all() -> PageQuery {
+    PageQuery {
+        after: None,
+        limit: 100,
+        order: Order::Asc,
+    }
+}
+
+#[tokio::test]
+async fn environments_upsert_filter_and_find_by_digest() {
+    let (_d, s) = store().await;
+    for i in 0..4 {
+        let kind = if i % 2 == 0 {
+            "openai_hosted"
+        } else {
+            "self_hosted"
+        };
+        s.put_environment(&env(i, kind)).await.unwrap();
+    }
+    // An upsert replaces the document and digests but keeps the row's place.
+    let mut first = env(0, "openai_hosted");
+    first.doc = r#"{"status":"ready"}"#.into();
+    first.enrollment_digest = Some("aa".into());
+    s.put_environment(&first).await.unwrap();
+    let ids: Vec<String> = s
+        .list_environments(&all(), &EnvironmentFilter::default())
+        .await
+        .unwrap()
+        .data
+        .into_iter()
+        .map(|e| e.id)
+        .collect();
+    assert_eq!(ids, (0..4).map(|i| env(i, "").id).collect::<Vec<_>>());
+    assert_eq!(
+        s.get_environment(&first.id).await.unwrap(),
+        Some(first.clone())
+    );
+
+    let hosted = s
+        .list_environments(
+            &all(),
+            &EnvironmentFilter {
+                kind: Some("self_hosted".into()),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(hosted.data.len(), 2);
+
+    assert_eq!(
+        s.environment_by_enrollment("aa")
+            .await
+            .unwrap()
+            .map(|e| e.id),
+        Some(first.id.clone())
+    );
+    assert_eq!(s.environment_by_credential("aa").await.unwrap(), None);
+    // Another Environment cannot take the same digest.
+    let mut other = env(1, "self_hosted");
+    other.enrollment_digest = Some("aa".into());
+    assert!(matches!(
+        s.put_environment(&other).await,
+        Err(StoreError::Conflict(_))
+    ));
+
+    assert!(s.delete_environment(&first.id).await.unwrap());
+    assert!(!s.delete_environment(&first.id).await.unwrap());
+    assert_eq!(s.environment_by_enrollment("aa").await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_session_write_carries_its_environment() {
+    let (_d, s) = store().await;
+    let e = env(9, "openai_hosted");
+    let write = SessionWrite {
+        session: Some(SessionRecord {
+            id: "sesn_1".into(),
+            created_at: 1,
+            agent_id: None,
+            metadata: "{}".into(),
+            active_turn_id: None,
+            doc: format!(r#"{{"environment_id":"{}"}}"#, e.id),
+        }),
+        environment: Some(e.clone()),
+        ..SessionWrite::default()
+    };
+    s.write_session(write).await.unwrap();
+    assert_eq!(s.get_environment(&e.id).await.unwrap(), Some(e));
+    assert!(s.get_session("sesn_1").await.unwrap().is_some());
+}
