@@ -13,6 +13,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
+use switchboard_protocol::ProcessPlacement;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
 
@@ -41,9 +42,14 @@ pub struct Spawned {
 
 /// Starts `binary` for the Session in `state` (whose folders must exist). `configure` adds the
 /// arguments and the environment beyond `PATH`.
+///
+/// With a `placement` the process works in the workspace: in `work_dir` directly (self-hosted),
+/// or inside the sandbox (managed), whose wrapper goes first on the command line and whose
+/// `env` joins the environment (bubblewrap passes its environment on to the program it runs).
 pub fn spawn(
     binary: &Path,
     state: &StateDir,
+    placement: Option<&ProcessPlacement>,
     configure: impl FnOnce(&mut Command),
 ) -> Result<Spawned, SpawnError> {
     let stderr_log = state.stderr_log();
@@ -55,14 +61,31 @@ pub fn spawn(
             path: stderr_log,
             source,
         })?;
-    let mut command = Command::new(binary);
+    let sandbox = placement.and_then(|p| p.sandbox.as_ref());
+    let mut command = match sandbox.and_then(|s| s.wrapper.split_first()) {
+        Some((program, args)) => {
+            let mut command = Command::new(program);
+            command.args(args).arg(binary);
+            command
+        }
+        None => Command::new(binary),
+    };
     command.env_clear().env(
         "PATH",
         std::env::var_os("PATH").unwrap_or_else(|| "/usr/bin:/bin".into()),
     );
+    if let Some(sandbox) = sandbox {
+        command.envs(sandbox.env.iter().map(|(k, v)| (k, v)));
+    }
     configure(&mut command);
+    // Inside a sandbox the wrapper sets the working directory; the host side needs one that
+    // exists, and the state dir's is always there.
+    let cwd = match placement {
+        Some(p) if p.sandbox.is_none() => p.work_dir.clone(),
+        _ => state.work_dir(),
+    };
     command
-        .current_dir(state.work_dir())
+        .current_dir(cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(stderr))

@@ -84,6 +84,7 @@ pub async fn prepare_in(
         session_id: "sess_test".into(),
         configuration: config,
         state_dir: state_dir.to_owned(),
+        placement: None,
     };
     tokio::time::timeout(WAIT, adapter.prepare(request))
         .await

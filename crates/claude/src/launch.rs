@@ -54,7 +54,7 @@ pub async fn launch(
         child,
         stdin,
         stdout,
-    } = process::spawn(binary, layout, |command| {
+    } = process::spawn(binary, layout, None, |command| {
         command
             .args(flags::arguments(config, layout, session))
             .envs(flags::environment(config, layout));

@@ -72,7 +72,7 @@ pub async fn launch(
         child,
         stdin,
         stdout,
-    } = process::spawn(binary, layout, |command| {
+    } = process::spawn(binary, layout, None, |command| {
         command.arg("app-server");
         for o in overrides {
             command.arg("-c").arg(o);

@@ -43,6 +43,7 @@ async fn try_prepare(
         session_id: "sess_test".into(),
         configuration: configuration(base_url, vec![], controls),
         state_dir: state.to_owned(),
+        placement: None,
     };
     tokio::time::timeout(Duration::from_secs(60), adapter.prepare(request))
         .await

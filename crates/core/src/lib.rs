@@ -10,6 +10,7 @@ pub mod app;
 pub mod auth;
 pub mod clock;
 pub mod edge;
+pub mod enrollment;
 pub mod routes;
 pub mod runtime_link;
 pub mod secrets;

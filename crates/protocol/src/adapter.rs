@@ -18,6 +18,8 @@
 //!
 //! Nothing here depends on Core or the Runtime, so adapters depend on this crate only.
 
+use std::ffi::OsString;
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -42,6 +44,52 @@ pub struct PrepareRequest {
     /// A directory the executor owns for the Session's native state (created if missing). It
     /// must survive eviction: resume reads the harness's persisted state from it.
     pub state_dir: PathBuf,
+    /// Where the harness's processes run on a workspace placement; `None` on `environment:
+    /// none` (the process runs in the state dir's own working directory). The Runtime sets it
+    /// from the configuration's `workspace`; the adapter starts every process through it.
+    pub placement: Option<ProcessPlacement>,
+}
+
+/// How the Runtime places a Session's native processes in its workspace.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ProcessPlacement {
+    /// The working directory as the harness sees it: the self-hosted `workspace_directory`, or
+    /// `/workspace` inside a managed sandbox. Native settings that name the workspace (trusted
+    /// project paths, MCP `cwd`) use this path.
+    pub work_dir: PathBuf,
+    /// Set for a managed workspace: every process starts inside this sandbox.
+    pub sandbox: Option<Sandbox>,
+}
+
+/// A bubblewrap sandbox a process is started in.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Sandbox {
+    /// The program and arguments that run a command inside the sandbox (`bwrap … --`): the
+    /// harness binary and its own arguments follow. Holds no secret (argv is visible to every
+    /// local user).
+    pub wrapper: Vec<OsString>,
+    /// Added to the sandboxed process's environment (the workspace's `env`, secrets). Never
+    /// logged, never on a command line.
+    pub env: Vec<(String, String)>,
+}
+
+impl fmt::Debug for ProcessPlacement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProcessPlacement")
+            .field("work_dir", &self.work_dir)
+            .field("sandbox", &self.sandbox)
+            .finish()
+    }
+}
+
+impl fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<&str> = self.env.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("Sandbox")
+            .field("wrapper", &self.wrapper)
+            .field("env", &names)
+            .finish()
+    }
 }
 
 /// One Turn's input.

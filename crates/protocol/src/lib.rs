@@ -30,8 +30,8 @@ pub mod messages;
 pub mod workspace;
 
 pub use adapter::{
-    Adapter, AdapterError, AdapterEvent, PrepareRequest, Receipt, SessionExecutor, TurnControl,
-    TurnHandle, TurnRequest,
+    Adapter, AdapterError, AdapterEvent, PrepareRequest, ProcessPlacement, Receipt, Sandbox,
+    SessionExecutor, TurnControl, TurnHandle, TurnRequest,
 };
 pub use capabilities::{Capabilities, HarnessAdvertisement, HarnessState};
 pub use configuration::{

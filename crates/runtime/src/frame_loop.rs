@@ -246,6 +246,7 @@ impl Loop {
             session_id: session_id.clone(),
             configuration,
             state_dir: self.options.state_root.join(&session_id),
+            placement: None,
         };
         match adapter.prepare(request).await {
             Ok(executor) => {

@@ -586,6 +586,7 @@ impl Bench<'_> {
             session_id: format!("sess_direct_{n}"),
             configuration: self.direct_configuration(),
             state_dir: state.clone(),
+            placement: None,
         };
         let mark = self.world.journal_mark();
         let start = Instant::now();

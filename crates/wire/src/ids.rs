@@ -21,6 +21,10 @@ pub enum IdKind {
     Run,
     /// One delivery of an admitted function result to a Runtime (its receipt names it).
     Delivery,
+    /// An Environment: a workspace Sessions run in.
+    Environment,
+    /// One request to a Runtime about a workspace (`workspace_*` frames).
+    WorkspaceRequest,
 }
 
 impl IdKind {
@@ -36,6 +40,8 @@ impl IdKind {
             IdKind::Request => "req_",
             IdKind::Run => "run_",
             IdKind::Delivery => "dlv_",
+            IdKind::Environment => "env_",
+            IdKind::WorkspaceRequest => "wsreq_",
         }
     }
 }
