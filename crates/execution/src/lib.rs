@@ -42,6 +42,7 @@ mod settings;
 mod text;
 mod tool_form;
 mod tools;
+pub mod vault;
 mod web_search;
 mod x_agents_core;
 
