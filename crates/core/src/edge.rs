@@ -103,6 +103,12 @@ impl From<SessionError> for Failure {
                 message,
             ),
             SessionError::Conflict(_) => ApiError::new(ErrorCode::Conflict, None, message),
+            SessionError::CredentialSelection(_) => {
+                ApiError::new(ErrorCode::InvalidRequestError, None, message)
+            }
+            SessionError::CredentialConflict(_) => {
+                ApiError::new(ErrorCode::Conflict, None, message)
+            }
             SessionError::UnknownCall(_) => {
                 ApiError::new(ErrorCode::InvalidRequestError, None, message)
             }

@@ -17,6 +17,7 @@ pub mod secrets;
 pub mod session;
 pub mod state;
 mod sync;
+pub mod vaults;
 
 pub use app::router;
 pub use clock::unix_now;

@@ -3,3 +3,4 @@
 pub mod agents;
 pub mod pages;
 pub mod sessions;
+pub mod vaults;

@@ -96,6 +96,9 @@ pub async fn create(
     };
     let mut agent = resolve(saved.as_ref(), req.agent.as_ref())?;
     agent.x_agents_core = agent.x_agents_core.overridden_by(&req.x_agents_core);
+    // Vault credentials bind before execution admission (core-contracts §2.3 step 4).
+    let credentials =
+        super::credentials::bind(engine.store.as_ref(), &req.vault_ids, &mut agent.tools).await?;
 
     if let EnvironmentRequest::OpenaiHosted(_) = req.environment {
         return Err(SessionError::unsupported(Some("environment"), HOSTED));
@@ -165,6 +168,7 @@ pub async fn create(
             usage_sum: Some(Default::default()),
             ended_turns: 0,
             vault_ids: req.vault_ids.clone(),
+            credentials,
             prompt_cache_options: req.prompt_cache_options.clone(),
             review: req.review.clone(),
             active: None,

@@ -38,6 +38,12 @@ pub enum SessionError {
     /// The input cannot apply in the Session's current state (409 `conflict`).
     #[error("{0}")]
     Conflict(&'static str),
+    /// An MCP server's Vault credential cannot be selected (400, core-contracts §5.4).
+    #[error("{0}")]
+    CredentialSelection(String),
+    /// More than one attached credential matches an MCP server (409, core-contracts §5.4).
+    #[error("{0}")]
+    CredentialConflict(String),
     /// A function result that names no call of this Session or the wrong Turn.
     #[error("{0}")]
     UnknownCall(String),

@@ -24,6 +24,7 @@ pub mod call;
 pub mod calls;
 pub mod configuration;
 pub mod create;
+pub mod credentials;
 mod dispatch;
 pub mod engine;
 pub mod error;

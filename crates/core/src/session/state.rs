@@ -47,6 +47,9 @@ pub struct SessionDoc {
     pub usage_sum: Option<Usage>,
     pub ended_turns: u64,
     pub vault_ids: Vec<String>,
+    /// Each HTTP MCP server's frozen Vault credential (`session::credentials`).
+    #[serde(default)]
+    pub credentials: Vec<super::credentials::BoundCredential>,
     pub prompt_cache_options: Option<Value>,
     pub review: Option<String>,
     /// The root Turn that has not settled.

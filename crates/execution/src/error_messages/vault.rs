@@ -67,3 +67,48 @@ pub fn credential_type_change(path: &str, current: &str) -> ValidationError {
     )
     .with_code(ErrorCode::InvalidValue)
 }
+
+/// Ours: a rotation cannot add refresh to a credential created without it.
+pub const CREDENTIAL_NO_REFRESH: &str =
+    "This credential has no refresh configuration to update; create a new credential with refresh.";
+
+/// Ours: the token endpoint's authentication method is fixed at create.
+pub fn credential_endpoint_auth_change(path: &str, current: &str) -> ValidationError {
+    rule(
+        path,
+        &format!("A credential's token endpoint authentication cannot change: token_endpoint_auth.type must be {current}."),
+    )
+    .with_code(ErrorCode::InvalidValue)
+}
+
+/// Spec wording (core-contracts §5.4): an explicit `credential_id` and no `vault_ids`.
+pub const MCP_CREDENTIAL_NEEDS_VAULT: &str = "MCP credential_id requires an attached vault";
+
+/// Spec wording. A caller value that cannot be echoed is left out.
+pub fn mcp_credential_not_in_vault(id: &str) -> String {
+    if super::echoable(id) {
+        format!("MCP credential_id {id} was not found in an attached vault")
+    } else {
+        "MCP credential_id was not found in an attached vault".to_string()
+    }
+}
+
+/// Spec wording.
+pub fn mcp_credential_url_mismatch(id: &str, url: &str) -> String {
+    match (super::echoable(id), super::echoable(url)) {
+        (true, true) => format!("MCP credential_id {id} does not match server_url {url}"),
+        _ => "MCP credential_id does not match server_url".to_string(),
+    }
+}
+
+/// Spec wording (409 `conflict_error`).
+pub fn mcp_credential_ambiguous(url: &str) -> String {
+    if super::echoable(url) {
+        format!(
+            "multiple attached vault credentials match MCP server_url {url}; specify credential_id"
+        )
+    } else {
+        "multiple attached vault credentials match MCP server_url; specify credential_id"
+            .to_string()
+    }
+}
