@@ -119,6 +119,12 @@ async fn credentials_belong_to_one_vault_and_go_with_it() {
             .unwrap()
             .is_none()
     );
-    assert_eq!(s.credentials_of(std::slice::from_ref(&a.id)).await.unwrap().len(), 0);
+    assert_eq!(
+        s.credentials_of(std::slice::from_ref(&a.id))
+            .await
+            .unwrap()
+            .len(),
+        0
+    );
     assert!(s.delete_credential(&b.id, &cred(2, "").id).await.unwrap());
 }
