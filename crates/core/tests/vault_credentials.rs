@@ -190,3 +190,197 @@ async fn explicit_selection_and_expired_oauth_tokens() {
     let err = bearers(&peer, &detached, before).await.unwrap_err();
     assert!(matches!(err, CredentialUnavailable::Vault { .. }), "{err}");
 }
+
+/// A local OAuth token endpoint that records each request's `Authorization` header and form
+/// body, and answers `status` with `answer`.
+struct TokenEndpoint {
+    url: String,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<(String, String)>>>,
+}
+
+async fn token_endpoint(status: u16, answer: Value) -> TokenEndpoint {
+    use axum::http::{HeaderMap, StatusCode};
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let app = axum::Router::new().route(
+        "/token",
+        axum::routing::post(move |headers: HeaderMap, body: String| {
+            let log = log.clone();
+            let answer = answer.clone();
+            async move {
+                let auth = headers
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_owned();
+                log.lock().unwrap().push((auth, body));
+                (StatusCode::from_u16(status).unwrap(), axum::Json(answer))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/token", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    TokenEndpoint { url, seen }
+}
+
+/// An expired `mcp_oauth` credential refreshing at `endpoint`, stored directly (its loopback
+/// HTTP endpoint needs the deployment flag at the route), and a Session bound to it.
+async fn expired_oauth_session(peer: &Peer, endpoint: &str) -> (String, String, SessionDoc) {
+    use switchboard_core::vaults::{ACTIVE, CredentialDoc, seal_auth};
+    use switchboard_execution::vault::{AuthCreate, EndpointAuth, RefreshCreate};
+    let v = vault(peer).await;
+    let auth = AuthCreate::McpOauth {
+        mcp_server_url: URL.into(),
+        access_token: "acc-old".into(),
+        expires_at: Some("2020-01-01T00:00:00Z".into()),
+        refresh: Some(RefreshCreate {
+            client_id: "client-1".into(),
+            refresh_token: "rt-old".into(),
+            token_endpoint: endpoint.into(),
+            token_endpoint_auth: EndpointAuth::ClientSecretBasic,
+            client_secret: Some("cs-1".into()),
+            resource: None,
+            scope: Some("read".into()),
+        }),
+    };
+    let stored = CredentialDoc {
+        name: "oauth".into(),
+        updated_at: 1,
+        auth: seal_auth(&peer.state.secrets, auth).unwrap(),
+    };
+    let id = switchboard_wire::ids::new_id(switchboard_wire::ids::IdKind::Credential);
+    peer.state
+        .store
+        .put_credential(&switchboard_store::CredentialRecord {
+            id: id.clone(),
+            vault_id: v.clone(),
+            created_at: 1,
+            status: ACTIVE.into(),
+            metadata: "{}".into(),
+            doc: serde_json::to_string(&stored).unwrap(),
+        })
+        .await
+        .unwrap();
+    let s = create(peer, json!([mcp("docs", URL)]), json!([v])).await;
+    let d = doc(peer, s["id"].as_str().unwrap()).await;
+    (v, id, d)
+}
+
+async fn bearer_at(
+    peer: &Peer,
+    d: &SessionDoc,
+    now: i64,
+    allow_loopback_http: bool,
+) -> Result<String, CredentialUnavailable> {
+    switchboard_core::session::credentials::resolve_bearer_with(
+        peer.state.store.as_ref(),
+        &peer.state.secrets,
+        &d.vault_ids,
+        &d.credentials[0],
+        now,
+        switchboard_execution::vault::UrlPolicy {
+            allow_loopback_http,
+        },
+    )
+    .await
+    .map(|b| b.0)
+}
+
+#[tokio::test]
+async fn an_expired_oauth_token_is_refreshed_once_and_stored() {
+    let peer = Peer::start().await;
+    let endpoint = token_endpoint(
+        200,
+        json!({"access_token": "acc-new", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "rt-new"}),
+    )
+    .await;
+    let (v, c, d) = expired_oauth_session(&peer, &endpoint.url).await;
+    let now = 1_900_000_000;
+    assert_eq!(bearer_at(&peer, &d, now, true).await.unwrap(), "acc-new");
+    {
+        let seen = endpoint.seen.lock().unwrap();
+        assert_eq!(seen.len(), 1);
+        // client_secret_basic: `client-1:cs-1` in the Basic header, the grant in the body.
+        assert_eq!(seen[0].0, "Basic Y2xpZW50LTE6Y3MtMQ==");
+        assert_eq!(
+            seen[0].1,
+            "grant_type=refresh_token&refresh_token=rt-old&scope=read"
+        );
+    }
+    // Stored: the new expiry is public, the new tokens are sealed.
+    let (_, cred) = peer
+        .request("GET", &format!("/vaults/{v}/credentials/{c}"), None)
+        .await;
+    assert_eq!(
+        cred["auth"]["expires_at"],
+        json!(switchboard_execution::vault::rfc3339_from_seconds(
+            now + 3600
+        ))
+    );
+    let rec = peer
+        .state
+        .store
+        .get_credential(&v, &c)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!rec.doc.contains("acc-new") && !rec.doc.contains("rt-new"));
+    // Until it expires the new token is used as is; after, the rotated refresh token refreshes.
+    assert_eq!(
+        bearer_at(&peer, &d, now + 60, true).await.unwrap(),
+        "acc-new"
+    );
+    assert_eq!(endpoint.seen.lock().unwrap().len(), 1);
+    bearer_at(&peer, &d, now + 3600, true).await.unwrap();
+    let seen = endpoint.seen.lock().unwrap();
+    assert_eq!(seen.len(), 2);
+    assert!(seen[1].1.contains("refresh_token=rt-new"), "{}", seen[1].1);
+}
+
+#[tokio::test]
+async fn a_failed_refresh_is_not_retried_and_fails_the_work() {
+    let peer = Peer::start().await;
+    let endpoint = token_endpoint(400, json!({"error": "invalid_grant"})).await;
+    let (v, c, d) = expired_oauth_session(&peer, &endpoint.url).await;
+    let before = peer
+        .state
+        .store
+        .get_credential(&v, &c)
+        .await
+        .unwrap()
+        .unwrap();
+    let err = bearer_at(&peer, &d, 1_900_000_000, true).await.unwrap_err();
+    assert!(
+        matches!(err, CredentialUnavailable::Refresh { .. }),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "The OAuth access token of MCP server docs has expired and refreshing it failed."
+    );
+    assert_eq!(endpoint.seen.lock().unwrap().len(), 1);
+    let after = peer
+        .state
+        .store
+        .get_credential(&v, &c)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(before, after);
+}
+
+#[tokio::test]
+async fn a_loopback_token_endpoint_is_refused_without_the_deployment_flag() {
+    let peer = Peer::start().await;
+    let endpoint = token_endpoint(200, json!({"access_token": "acc-new"})).await;
+    let (_, _, d) = expired_oauth_session(&peer, &endpoint.url).await;
+    let err = bearer_at(&peer, &d, 1_900_000_000, false)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, CredentialUnavailable::Refresh { .. }),
+        "{err}"
+    );
+    assert!(endpoint.seen.lock().unwrap().is_empty());
+}

@@ -575,6 +575,31 @@ pub fn rfc3339_seconds(text: &str) -> Option<i64> {
     Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s - offset)
 }
 
+/// The RFC 3339 UTC text of Unix seconds (`2026-01-31T12:00:00Z`).
+pub fn rfc3339_from_seconds(t: i64) -> String {
+    let (days, secs) = (t.div_euclid(86_400), t.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        secs / 3600,
+        secs % 3600 / 60,
+        secs % 60
+    )
+}
+
+/// The proleptic Gregorian date of days since 1970-01-01 (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
 fn days_in_month(y: i64, m: i64) -> i64 {
     match m {
         2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
@@ -612,6 +637,10 @@ mod tests {
             rfc3339_seconds("2026-01-31T14:00:00.250+02:00"),
             Some(1_769_860_800)
         );
+        for t in [0, 951_782_400, 1_769_860_800, 4_102_444_799] {
+            assert_eq!(rfc3339_seconds(&rfc3339_from_seconds(t)), Some(t));
+        }
+        assert_eq!(rfc3339_from_seconds(1_769_860_800), "2026-01-31T12:00:00Z");
         for bad in [
             "2026-02-30T00:00:00Z",
             "2026-01-31 12:00:00Z",

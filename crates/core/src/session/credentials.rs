@@ -6,19 +6,22 @@
 //! are a 409), and none means anonymous. The selection is frozen in the Session document
 //! ([`BoundCredential`]) and an implicit one is written into the tool's `credential_id`, so
 //! reads show it. At dispatch, [`resolve_bearer`] rechecks the binding against the store
-//! (Vault, credential, type, URL) and opens the secret into the bearer; any failure fails the
-//! work and never falls back to anonymous.
+//! (Vault, credential, type, URL) and opens the secret into the bearer, refreshing an expired
+//! OAuth token once; any failure fails the work and never falls back to anonymous.
 
 use serde::{Deserialize, Serialize};
 use switchboard_execution::error_messages;
-use switchboard_execution::vault::rfc3339_seconds;
+use switchboard_execution::vault::{
+    EndpointAuth, UrlPolicy, rfc3339_from_seconds, rfc3339_seconds,
+};
 use switchboard_execution::{McpTransport, Tool};
 use switchboard_store::{CredentialRecord, Store};
 use switchboard_wire::ids::{IdKind, is_valid};
 
 use super::error::SessionError;
+use crate::oauth::{RefreshRequest, Refreshed};
 use crate::secrets::SecretBox;
-use crate::vaults::{ACTIVE, CredentialDoc, StoredAuth};
+use crate::vaults::{ACTIVE, CredentialDoc, StoredAuth, StoredRefresh};
 
 /// One HTTP MCP server's frozen credential selection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -143,6 +146,8 @@ pub enum CredentialUnavailable {
         "The OAuth access token of MCP server {label} has expired and the credential cannot be refreshed."
     )]
     Expired { label: String },
+    #[error("The OAuth access token of MCP server {label} has expired and refreshing it failed.")]
+    Refresh { label: String },
     #[error("Credential storage is unavailable.")]
     Storage,
 }
@@ -150,7 +155,9 @@ pub enum CredentialUnavailable {
 /// The bearer of one frozen binding, rechecked: the Vault still exists, is active and is among
 /// the Session's `vault_ids` (a deployment is one Project, so an existing Vault is the
 /// Project's); the credential is still in it, active, of the same type and for the same URL.
-/// `now` is Unix seconds (an `mcp_oauth` token whose `expires_at` has passed is not used).
+/// `now` is Unix seconds. An `mcp_oauth` token whose `expires_at` has passed is refreshed once
+/// (the new token is stored, sealed) when the credential has refresh, else not used. The token
+/// endpoint's SSRF policy is the deployment's ([`crate::vaults::url_policy`]).
 pub async fn resolve_bearer(
     store: &dyn Store,
     secrets: &SecretBox,
@@ -158,11 +165,27 @@ pub async fn resolve_bearer(
     bound: &BoundCredential,
     now: i64,
 ) -> Result<Bearer, CredentialUnavailable> {
+    resolve_bearer_with(
+        store,
+        secrets,
+        vault_ids,
+        bound,
+        now,
+        crate::vaults::url_policy(),
+    )
+    .await
+}
+
+/// [`resolve_bearer`] under an explicit token-endpoint policy.
+pub async fn resolve_bearer_with(
+    store: &dyn Store,
+    secrets: &SecretBox,
+    vault_ids: &[String],
+    bound: &BoundCredential,
+    now: i64,
+    policy: UrlPolicy,
+) -> Result<Bearer, CredentialUnavailable> {
     let label = bound.server_label.clone();
-    let storage = |e: &dyn std::fmt::Display| {
-        tracing::error!(error = %e, "credential storage failure at dispatch");
-        CredentialUnavailable::Storage
-    };
     let vault = store
         .get_vault(&bound.vault_id)
         .await
@@ -170,7 +193,7 @@ pub async fn resolve_bearer(
     if !vault_ids.contains(&bound.vault_id) || vault.is_none_or(|v| v.status != ACTIVE) {
         return Err(CredentialUnavailable::Vault { label });
     }
-    let rec = store
+    let mut rec = store
         .get_credential(&bound.vault_id, &bound.credential_id)
         .await
         .map_err(|e| storage(&e))?
@@ -178,28 +201,75 @@ pub async fn resolve_bearer(
         .ok_or(CredentialUnavailable::Credential {
             label: label.clone(),
         })?;
-    let doc: CredentialDoc = serde_json::from_str(&rec.doc).map_err(|e| storage(&e))?;
+    let mut doc: CredentialDoc = serde_json::from_str(&rec.doc).map_err(|e| storage(&e))?;
     if doc.auth.type_name() != bound.kind || doc.auth.mcp_server_url() != bound.mcp_server_url {
         return Err(CredentialUnavailable::Changed { label });
     }
-    let sealed = match &doc.auth {
-        StoredAuth::StaticBearer { token, .. } => token,
+    let sealed = match &mut doc.auth {
+        StoredAuth::StaticBearer { token, .. } => token.clone(),
         StoredAuth::McpOauth {
             access_token,
             expires_at,
+            refresh,
             ..
         } => {
             let expired = expires_at
                 .as_deref()
                 .and_then(rfc3339_seconds)
                 .is_some_and(|at| at <= now);
-            if expired {
-                return Err(CredentialUnavailable::Expired { label });
+            if !expired {
+                access_token.clone()
+            } else {
+                let Some(r) = refresh.as_mut() else {
+                    return Err(CredentialUnavailable::Expired { label });
+                };
+                let fresh = refreshed(secrets, r, policy, &label).await?;
+                *access_token = secrets.seal(&fresh.access_token).map_err(|e| storage(&e))?;
+                *expires_at = fresh.expires_in.map(|s| rfc3339_from_seconds(now + s));
+                if let Some(t) = fresh.refresh_token {
+                    r.refresh_token = secrets.seal(&t).map_err(|e| storage(&e))?;
+                }
+                doc.updated_at = now.max(doc.updated_at);
+                rec.doc = serde_json::to_string(&doc).map_err(|e| storage(&e))?;
+                store.put_credential(&rec).await.map_err(|e| storage(&e))?;
+                return Ok(Bearer(fresh.access_token));
             }
-            access_token
         }
     };
-    secrets.open(sealed).map(Bearer).map_err(|e| storage(&e))
+    secrets.open(&sealed).map(Bearer).map_err(|e| storage(&e))
+}
+
+/// One refresh of `r` (secrets opened here), no retry.
+async fn refreshed(
+    secrets: &SecretBox,
+    r: &StoredRefresh,
+    policy: UrlPolicy,
+    label: &str,
+) -> Result<Refreshed, CredentialUnavailable> {
+    let client_secret = match &r.client_secret {
+        Some(s) => Some(secrets.open(s).map_err(|e| storage(&e))?),
+        None => None,
+    };
+    let request = RefreshRequest {
+        token_endpoint: &r.token_endpoint,
+        client_id: &r.client_id,
+        method: EndpointAuth::parse(&r.token_endpoint_auth).unwrap_or(EndpointAuth::None),
+        client_secret,
+        refresh_token: secrets.open(&r.refresh_token).map_err(|e| storage(&e))?,
+        resource: r.resource.as_deref(),
+        scope: r.scope.as_deref(),
+    };
+    crate::oauth::refresh(request, policy).await.map_err(|e| {
+        tracing::warn!(server_label = %label, error = %e, "OAuth refresh failed");
+        CredentialUnavailable::Refresh {
+            label: label.to_owned(),
+        }
+    })
+}
+
+fn storage(e: &dyn std::fmt::Display) -> CredentialUnavailable {
+    tracing::error!(error = %e, "credential storage failure at dispatch");
+    CredentialUnavailable::Storage
 }
 
 /// Every bearer of a Session's frozen bindings, by server label.
