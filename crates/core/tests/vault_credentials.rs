@@ -121,6 +121,21 @@ async fn implicit_selection_is_shown_frozen_and_rechecked_at_dispatch() {
     let rec = peer.state.store.get_session(id).await.unwrap().unwrap();
     assert!(!rec.doc.contains("tok-first"));
 
+    // Without the data key that sealed it, the secret cannot be opened: credential storage is
+    // unavailable, and the work fails rather than running anonymously.
+    let other_key = switchboard_core::secrets::SecretBox::from_key(&[9u8; 32]).unwrap();
+    let err = resolve_bearers(
+        peer.state.store.as_ref(),
+        &other_key,
+        &d.vault_ids,
+        &d.credentials,
+        0,
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(err, CredentialUnavailable::Storage), "{err}");
+    assert_eq!(err.to_string(), "Credential storage is unavailable.");
+
     // A rotated secret is what the next dispatch sends: the selection, not the token, is frozen.
     let (status, _) = peer
         .request(
