@@ -35,6 +35,7 @@ mod metadata;
 pub mod number;
 mod object_reader;
 pub mod public;
+mod rfc3339;
 mod scalar;
 mod schema_root;
 mod session_request;
