@@ -92,10 +92,11 @@ async fn implicit_selection_is_shown_frozen_and_rechecked_at_dispatch() {
         json!({"type": "static_bearer", "mcp_server_url": URL, "token": "tok-first"}),
     )
     .await;
+    // Attached twice, the Vault still offers one match.
     let s = create(
         &peer,
         json!([mcp("docs", URL), mcp("anon", ANON)]),
-        json!([v]),
+        json!([v, v]),
     )
     .await;
     let id = s["id"].as_str().unwrap();

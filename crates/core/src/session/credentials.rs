@@ -58,8 +58,15 @@ pub async fn bind(
     if !has_http {
         return Ok(Vec::new());
     }
+    // A Vault attached twice offers its credentials once.
+    let mut unique: Vec<String> = Vec::with_capacity(vault_ids.len());
+    for id in vault_ids {
+        if !unique.contains(id) {
+            unique.push(id.clone());
+        }
+    }
     let mut candidates: Vec<(CredentialRecord, CredentialDoc)> = Vec::new();
-    for rec in store.credentials_of(vault_ids).await? {
+    for rec in store.credentials_of(&unique).await? {
         let doc: CredentialDoc = serde_json::from_str(&rec.doc)?;
         candidates.push((rec, doc));
     }
