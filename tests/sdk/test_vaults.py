@@ -260,3 +260,58 @@ def test_loopback_http_servers_need_the_deployment_flag(tmp_path, monkeypatch):
             client.beta.agents.vaults.credentials.create(v.id, name="lan", auth=static(url="http://10.0.0.1/mcp"))
     finally:
         s.stop()
+
+
+def test_secrets_reach_no_log_even_at_trace_level(tmp_path, monkeypatch):
+    """Leak scan: every credential route, a rejected create and a Session that selects the
+    credential, with the server logging at trace level; no secret appears in its output."""
+    log = tmp_path / "serve.log"
+    monkeypatch.setenv("SWITCHBOARD_LOG", "trace")
+    import subprocess
+
+    real_popen = subprocess.Popen
+
+    def popen_logging(*args, **kwargs):
+        kwargs["stderr"] = open(log, "w")
+        return real_popen(*args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", popen_logging)
+    s = Server(tmp_path)
+    monkeypatch.setattr(subprocess, "Popen", real_popen)
+    try:
+        client = openai.OpenAI(base_url=s.base_url, api_key="sk-sb-test-suite-key", max_retries=0)
+        v = client.beta.agents.vaults.create(name="v")
+        c = client.beta.agents.vaults.credentials.create(v.id, name="a", auth=static())
+        client.beta.agents.vaults.credentials.update(c.id, vault_id=v.id, auth={"type": "static_bearer", "token": ACCESS})
+        client.beta.agents.vaults.credentials.create(
+            v.id,
+            name="o",
+            auth={
+                "type": "mcp_oauth",
+                "mcp_server_url": "https://other.example.com/mcp",
+                "access_token": ACCESS,
+                "refresh": {
+                    "client_id": "c",
+                    "refresh_token": REFRESH,
+                    "token_endpoint": "https://auth.example.com/token",
+                    "token_endpoint_auth": {"type": "client_secret_basic", "client_secret": CLIENT_SECRET},
+                },
+            },
+        )
+        with pytest.raises(openai.BadRequestError):
+            client.beta.agents.vaults.credentials.create(v.id, name="bad", auth=static(url="http://x.example.com/mcp", token=TOKEN))
+        list(client.beta.agents.vaults.credentials.list(v.id))
+        # Selection succeeds (then the Session is refused for a missing capability or provider).
+        with pytest.raises(openai.APIStatusError):
+            client.beta.agents.sessions.create(
+                environment={"type": "none"},
+                agent={"model": "m", "tools": [{"type": "mcp", "server_label": "d", "transport": {"type": "http", "server_url": URL}}]},
+                input="hi",
+                vault_ids=[v.id],
+            )
+    finally:
+        s.stop()
+    text = log.read_text()
+    assert text, "the server logged nothing at trace level"
+    for secret in SECRETS:
+        assert secret not in text
