@@ -68,7 +68,7 @@ impl EndpointAuth {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct RefreshCreate {
     pub client_id: String,
     pub refresh_token: String,
@@ -80,7 +80,7 @@ pub struct RefreshCreate {
     pub scope: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub enum AuthCreate {
     StaticBearer {
         mcp_server_url: String,
@@ -103,13 +103,13 @@ pub struct CredentialCreate {
 }
 
 /// `token_endpoint_auth` of a rotation: the method (which must stay) and an optional new secret.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct EndpointRotate {
     pub method: EndpointAuth,
     pub client_secret: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Clone, PartialEq, Default)]
 pub struct RefreshRotate {
     pub refresh_token: Option<String>,
     /// Omitted keeps the scope; `Some(None)` stops sending one.
@@ -117,7 +117,7 @@ pub struct RefreshRotate {
     pub token_endpoint_auth: Option<EndpointRotate>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub enum AuthRotate {
     StaticBearer {
         token: String,
@@ -143,6 +143,23 @@ impl AuthRotate {
 pub struct CredentialUpdate {
     pub auth: Option<AuthRotate>,
     pub metadata: Option<Map<String, Value>>,
+}
+
+/// Secrets never print: only the type and the URL.
+impl std::fmt::Debug for AuthCreate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (kind, url) = match self {
+            AuthCreate::StaticBearer { mcp_server_url, .. } => (STATIC_BEARER, mcp_server_url),
+            AuthCreate::McpOauth { mcp_server_url, .. } => (MCP_OAUTH, mcp_server_url),
+        };
+        write!(f, "AuthCreate({kind}, {url}, <secrets redacted>)")
+    }
+}
+
+impl std::fmt::Debug for AuthRotate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "AuthRotate({}, <secrets redacted>)", self.type_name())
+    }
 }
 
 pub const STATIC_BEARER: &str = "static_bearer";
@@ -570,6 +587,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(ok.name, "gh");
+        assert!(!format!("{ok:?}").contains("tok_1"));
         let err = parse_credential_create(
             &body(json!({"name": "gh", "auth": {"type": "static_bearer",
                 "mcp_server_url": "https://mcp.example.com/mcp", "token": "has space"}})),
