@@ -11,6 +11,7 @@ pub mod auth;
 pub mod clock;
 pub mod edge;
 pub mod enrollment;
+pub mod environments;
 pub mod routes;
 pub mod runtime_link;
 pub mod secrets;

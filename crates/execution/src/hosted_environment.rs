@@ -242,8 +242,18 @@ fn parse_files(
     Ok(files)
 }
 
-/// `{type: "inline", data, path}` (also the body of `environments.files.create`).
-pub fn parse_inline_file(file: &ObjectReader<'_>) -> Result<InlineFile, ValidationError> {
+/// The body of `environments.files.create`: an inline file, or `None` for the `file_id` form
+/// (which needs a Files API this service does not have).
+pub fn parse_file_create(body: &Value) -> Result<Option<InlineFile>, ValidationError> {
+    let obj = ObjectReader::new(body, "", kind::OBJECT)?;
+    match obj.tag(&["file_id", "inline"])? {
+        "file_id" => Ok(None),
+        _ => parse_inline_file(&obj).map(Some),
+    }
+}
+
+/// `{type: "inline", data, path}`.
+fn parse_inline_file(file: &ObjectReader<'_>) -> Result<InlineFile, ValidationError> {
     let (mut data, mut file_path) = (None, None);
     file.read(&["type", "data", "path"], |key, v, p| {
         match key {

@@ -25,6 +25,8 @@ pub enum IdKind {
     Environment,
     /// One request to a Runtime about a workspace (`workspace_*` frames).
     WorkspaceRequest,
+    /// A file of a managed Environment's configuration (`environment.files[].id`).
+    File,
 }
 
 impl IdKind {
@@ -42,6 +44,7 @@ impl IdKind {
             IdKind::Delivery => "dlv_",
             IdKind::Environment => "env_",
             IdKind::WorkspaceRequest => "wsreq_",
+            IdKind::File => "file_",
         }
     }
 }

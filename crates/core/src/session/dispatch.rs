@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use switchboard_protocol::messages::{
     ExecutionPrepare, ExecutionStart, PreparationState, PromptSteer,
 };
+use switchboard_protocol::workspace::WorkspacePlacement;
 use switchboard_store::StoreError;
 use switchboard_wire::ids::{IdKind, new_id};
 
@@ -58,11 +59,30 @@ impl Engine {
                     live.doc.harness,
                 );
                 let required = switchboard_harness::required_capabilities(&snap);
+                let workspace = config.workspace.as_ref();
+                let route = match workspace {
+                    Some(w) if w.placement == WorkspacePlacement::SelfHosted => {
+                        Route::Environment(&w.environment_id)
+                    }
+                    _ => Route::Deployment,
+                };
+                // A managed workspace lives on the Runtime that made it.
+                let host = match workspace {
+                    Some(w) if w.placement == WorkspacePlacement::Managed => {
+                        self.managed_host(&w.environment_id).await
+                    }
+                    _ => None,
+                };
                 match self
                     .links
-                    .pick(config.harness, &required, &id, Route::Deployment)
+                    .pick_on(config.harness, &required, &id, route, host.as_deref())
                 {
                     Ok(link) => {
+                        if let Some(w) = workspace.filter(|_| host.is_none())
+                            && w.placement == WorkspacePlacement::Managed
+                        {
+                            self.bind_managed_host(&w.environment_id, link).await;
+                        }
                         let mut tx = Tx::new(live);
                         super::turns::bind(&mut tx, link);
                         self.commit_logged(&mut guard, tx).await;
@@ -150,6 +170,43 @@ impl Engine {
             tx.send(link, run_id.clone(), steer.into());
         }
         self.commit_logged(&mut guard, tx).await;
+    }
+
+    /// The deployment Runtime a managed Environment is bound to, if any.
+    async fn managed_host(&self, environment_id: &str) -> Option<String> {
+        match crate::environments::load(self.store.as_ref(), environment_id).await {
+            Ok(env) => env.doc.runtime_id,
+            Err(e) => {
+                tracing::warn!(environment = environment_id, error = %e, "cannot read an Environment");
+                None
+            }
+        }
+    }
+
+    /// Binds a managed Environment to the Runtime of `link`, its first host.
+    async fn bind_managed_host(&self, environment_id: &str, link: u64) {
+        let Some(runtime_id) = self.links.runtime_id(link) else {
+            return;
+        };
+        let Ok(mut env) = crate::environments::load(self.store.as_ref(), environment_id).await
+        else {
+            return;
+        };
+        if env.doc.runtime_id.is_some() {
+            return;
+        }
+        env.doc.runtime_id = Some(runtime_id);
+        let stored = match env.record() {
+            Ok(rec) => self
+                .store
+                .put_environment(&rec)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        if let Err(e) = stored {
+            tracing::error!(environment = environment_id, error = %e, "cannot bind an Environment to its Runtime");
+        }
     }
 
     async fn fail_unstarted(self: &Arc<Self>, id: &str, link: u64, code: &str, message: &str) {

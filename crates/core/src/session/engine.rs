@@ -18,7 +18,7 @@ use switchboard_store::{SessionRecord, Store};
 use switchboard_wire::ids::IdKind;
 use tokio::sync::OwnedMutexGuard;
 
-use super::configuration::{configuration, snapshot};
+use super::configuration::{configuration, snapshot, with_workspace};
 use super::error::SessionError;
 use super::hub::Hub;
 use super::runtimes::Links;
@@ -29,8 +29,28 @@ use crate::sync::lock;
 pub(super) type Slot = Arc<tokio::sync::Mutex<Option<Live>>>;
 pub type Guard = OwnedMutexGuard<Option<Live>>;
 
+/// Deployment settings the Session engine needs.
+#[derive(Debug, Clone)]
+pub struct EngineSettings {
+    /// The URL Runtimes dial to reach this Core (`switchboard runtime --core URL`).
+    pub public_url: String,
+    /// How long input on an Environment Session waits for its Environment before it is
+    /// refused (core-contracts §6.8: 5 minutes).
+    pub reservation_deadline: std::time::Duration,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            public_url: "http://127.0.0.1:8080".into(),
+            reservation_deadline: std::time::Duration::from_secs(300),
+        }
+    }
+}
+
 pub struct Engine {
     pub store: Arc<dyn Store>,
+    pub settings: EngineSettings,
     pub secrets: SecretBox,
     pub hub: Hub,
     pub links: Links,
@@ -49,9 +69,11 @@ impl Engine {
         store: Arc<dyn Store>,
         secrets: SecretBox,
         default_providers: Vec<ModelProvider>,
+        settings: EngineSettings,
     ) -> Arc<Engine> {
         Arc::new(Engine {
             store,
+            settings,
             secrets,
             hub: Hub::default(),
             links: Links::default(),
@@ -178,9 +200,14 @@ impl Engine {
             doc.placement.clone(),
             doc.harness,
         );
+        let config = with_workspace(
+            configuration(&snap, &provider),
+            doc.workspace.clone(),
+            &self.secrets,
+        )?;
         Ok(Live {
             meta,
-            config: Arc::new(configuration(&snap, &provider)),
+            config: Arc::new(config),
             doc,
         })
     }

@@ -54,6 +54,15 @@ impl Engine {
             RuntimeToCore::ProtocolError(e) => {
                 tracing::warn!(link, frame = ?e.frame_type, code = %e.error_code, message = %e.message, "Runtime protocol error");
             }
+            RuntimeToCore::WorkspaceResult(result) => {
+                let answered = frame
+                    .id
+                    .as_deref()
+                    .is_some_and(|id| self.links.workspace_result(id, result));
+                if !answered {
+                    tracing::debug!(link, "a workspace_result nobody awaits is ignored");
+                }
+            }
             RuntimeToCore::Hello(_) => {
                 tracing::warn!(link, "a second hello on an open link is ignored");
             }

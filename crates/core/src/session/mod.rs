@@ -38,6 +38,7 @@ pub mod runtimes;
 pub mod state;
 mod turns;
 pub mod update;
+pub mod workspace;
 
 pub use engine::Engine;
 pub use error::SessionError;

@@ -51,6 +51,9 @@ pub struct SessionDoc {
     pub review: Option<String>,
     /// The root Turn that has not settled.
     pub active: Option<ActiveTurn>,
+    /// The workspace of an Environment Session (`env` values sealed).
+    #[serde(default)]
+    pub workspace: Option<switchboard_protocol::Workspace>,
 }
 
 /// What kind of native item a Runtime item ID stands for.

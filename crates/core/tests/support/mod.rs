@@ -75,6 +75,8 @@ impl Peer {
                 data_dir: dir.to_owned(),
                 default_harness: HarnessId::Codex,
                 runtime_token: None,
+                public_url: "http://127.0.0.1:9".into(),
+                reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
             },
             Some(provider),
         ));
