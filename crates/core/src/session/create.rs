@@ -168,6 +168,8 @@ pub async fn create(
             review: req.review.clone(),
             active: None,
             workspace: stored_workspace,
+            reservation: None,
+            environment_failed: false,
         },
         config: Arc::new(config),
     };
@@ -188,8 +190,12 @@ pub async fn create(
         session_id: session_id.clone(),
         ..k
     });
+    let reserved = req.input.is_some() && engine.reserve_if_offline(&mut tx, true);
     for message in req.input.iter().flatten() {
         super::input::message(&mut tx, message)?;
+    }
+    if reserved {
+        Engine::publish_pending(&mut tx);
     }
     let mut guard = engine.lock_new(live).await;
     // The creation stream subscribes before anything is published, so it misses nothing.

@@ -17,6 +17,7 @@ use super::engine::Engine;
 use super::objects::TurnStatus;
 use super::runtimes::{Route, Unavailable};
 use super::state::Tx;
+use crate::environments::EnvironmentStatus;
 use crate::sync::lock;
 
 /// How long a Runtime may take to prepare a Session (a cold harness start included).
@@ -219,8 +220,50 @@ impl Engine {
             .active()
             .is_some_and(|t| !t.started && t.link == Some(link))
         {
+            if code == "sandbox_error" {
+                self.environment_failed(&mut tx, message).await;
+            }
             super::turns::fail(&mut tx, code, message);
             self.commit_logged(&mut guard, tx).await;
+        }
+    }
+
+    /// agents-api-wire §11: a workspace that failed to prepare publishes
+    /// `environment.failed`, then `error{environment_error, sandbox_error}`; the Turn's
+    /// failure then publishes `session.failed`, and new input is refused.
+    async fn environment_failed(&self, tx: &mut Tx, message: &str) {
+        let Some(w) = tx.live.doc.workspace.clone() else {
+            return;
+        };
+        let error = serde_json::json!({
+            "type": "environment_error", "code": "sandbox_error", "message": message,
+        });
+        let sid = tx.id().to_owned();
+        let tid = tx.live.doc.active.as_ref().map(|t| t.turn.id.clone());
+        let kind = match w.placement {
+            WorkspacePlacement::Managed => "openai_hosted",
+            WorkspacePlacement::SelfHosted => "self_hosted",
+        };
+        tx.publish(super::reservations::environment_event(
+            &sid,
+            tid.as_deref(),
+            &w.environment_id,
+            kind,
+            EnvironmentStatus::Failed,
+            Some(error.clone()),
+        ));
+        let mut public = error;
+        public["param"] = serde_json::Value::Null;
+        tx.publish(serde_json::json!({ "type": "error", "session_id": sid, "error": public }));
+        tx.live.doc.environment_failed = w.placement == WorkspacePlacement::Managed;
+        tx.touch();
+        if let Ok(mut env) = crate::environments::load(self.store.as_ref(), &w.environment_id).await
+        {
+            env.doc.status = EnvironmentStatus::Failed;
+            match env.record() {
+                Ok(rec) => tx.write.environment = Some(rec),
+                Err(e) => tracing::error!(error = %e, "cannot store an Environment"),
+            }
         }
     }
 
@@ -238,8 +281,13 @@ impl Engine {
                 super::turns::fail(&mut tx, "core_restarted", "Core restarted during the Turn");
             } else {
                 turn.link = None;
+                let turn_id = turn.turn.id.clone();
                 tx.touch();
                 lock(&self.queued).push(rec.id.clone());
+                // A reservation's deadline restarts with Core (its timer did not survive).
+                if tx.live.doc.reservation.is_some() {
+                    self.arm_deadline(rec.id.clone(), turn_id);
+                }
             }
             self.commit_logged(&mut guard, tx).await;
         }

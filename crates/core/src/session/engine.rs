@@ -21,6 +21,7 @@ use tokio::sync::OwnedMutexGuard;
 use super::configuration::{configuration, snapshot, with_workspace};
 use super::error::SessionError;
 use super::hub::Hub;
+use super::reservations::Outcome;
 use super::runtimes::Links;
 use super::state::{Effect, Live, SessionDoc, SessionMeta, Tx};
 use crate::secrets::SecretBox;
@@ -62,6 +63,9 @@ pub struct Engine {
     pub(super) runs: Mutex<HashMap<String, String>>,
     /// Sessions whose Turn waits for a Runtime that can run it.
     pub(super) queued: Mutex<Vec<String>>,
+    /// Input requests waiting on a reservation, by the reserved Turn's ID.
+    pub(super) reservations:
+        Mutex<HashMap<String, tokio::sync::oneshot::Sender<super::reservations::Outcome>>>,
 }
 
 impl Engine {
@@ -81,6 +85,7 @@ impl Engine {
             sessions: Mutex::new(HashMap::new()),
             runs: Mutex::new(HashMap::new()),
             queued: Mutex::new(Vec::new()),
+            reservations: Mutex::new(HashMap::new()),
         })
     }
 
@@ -229,7 +234,32 @@ impl Engine {
             .as_ref()
             .and_then(|l| l.doc.active.as_ref())
             .map(|t| t.run_id.clone());
+        let turn_of = |l: &Live| l.doc.active.as_ref().map(|t| t.turn.id.clone());
+        let reserved_before = guard
+            .as_ref()
+            .filter(|l| l.doc.reservation.is_some())
+            .and_then(turn_of);
+        let reserved_after = tx
+            .live
+            .doc
+            .reservation
+            .is_some()
+            .then(|| turn_of(&tx.live))
+            .flatten();
+        let turn_after = turn_of(&tx.live);
         **guard = Some(tx.live);
+        match (reserved_before, reserved_after) {
+            (Some(turn), None) => {
+                let outcome = if turn_after.as_ref() == Some(&turn) {
+                    Outcome::Admitted
+                } else {
+                    Outcome::Cancelled
+                };
+                self.reservation_settled(&turn, outcome);
+            }
+            (None, Some(turn)) => self.arm_deadline(id.clone(), turn),
+            _ => {}
+        }
         if let Some(settled) = before.filter(|b| Some(b) != run.as_ref()) {
             // The Turn settled: its Run takes no more frames.
             lock(&self.runs).remove(&settled);

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 
 use super::engine::{Engine, Slot};
 use super::state::Tx;
+use crate::environments::EnvironmentStatus;
 use crate::sync::lock;
 
 impl Engine {
@@ -25,21 +26,44 @@ impl Engine {
         to_runtime: mpsc::Sender<Envelope<CoreToRuntime>>,
         mut from_runtime: mpsc::Receiver<Envelope<RuntimeToCore>>,
     ) -> u64 {
-        let link = self.links.add(runtime_id, local, environment, to_runtime);
+        let link = self
+            .links
+            .add(runtime_id, local, environment.clone(), to_runtime);
         let this = self.clone();
         tokio::spawn(async move {
+            // Connection, not readiness: `ready` follows its first advertisement.
+            if let Some(env) = &environment {
+                this.environment_changed(env, EnvironmentStatus::Connected)
+                    .await;
+            }
             while let Some(frame) = from_runtime.recv().await {
-                this.handle_frame(link, frame).await;
+                this.handle_frame(link, frame, environment.as_deref()).await;
             }
             this.link_lost(link).await;
+            if let Some(env) = &environment
+                && !this.links.environment_connected(env)
+            {
+                this.environment_changed(env, EnvironmentStatus::Disconnected)
+                    .await;
+            }
         });
         link
     }
 
-    async fn handle_frame(self: &Arc<Self>, link: u64, frame: Envelope<RuntimeToCore>) {
+    async fn handle_frame(
+        self: &Arc<Self>,
+        link: u64,
+        frame: Envelope<RuntimeToCore>,
+        environment: Option<&str>,
+    ) {
         match frame.message {
             RuntimeToCore::Heartbeat(beat) => {
+                let advertises = !beat.supported_harnesses.is_empty();
                 self.links.set_advertisement(link, beat.supported_harnesses);
+                if let Some(env) = environment.filter(|_| advertises) {
+                    self.environment_changed(env, EnvironmentStatus::Ready)
+                        .await;
+                }
                 self.kick_queued();
             }
             RuntimeToCore::PreparationStatus(status) => match status.state {

@@ -34,6 +34,7 @@ pub mod input;
 mod link_frames;
 mod native_items;
 pub mod objects;
+pub mod reservations;
 pub mod runtimes;
 pub mod state;
 mod turns;
