@@ -356,6 +356,10 @@ async fn environment_files_go_to_the_hosting_runtime_and_delete_removes_the_work
     };
     peer.done(&start.run_id, TurnOutcome::Completed).await;
     peer.until_status(&id, "idle").await;
+    let (_, info) = peer
+        .request("GET", &format!("/agents/environments/{env_id}"), None)
+        .await;
+    assert_eq!(info["status"], "ready");
 
     // files.list: a workspace_list frame answered by workspace_result.
     let lister = {

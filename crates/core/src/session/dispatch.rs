@@ -137,6 +137,16 @@ impl Engine {
                 return self.fail_unstarted(&id, link, &code, &message).await;
             }
             self.links.set_prepared(link, &id, true);
+            // A managed workspace is ready once a Runtime prepared it (files written, setup
+            // commands run); a self-hosted one is ready when its Runtime advertises.
+            if let Some(w) = config
+                .workspace
+                .as_ref()
+                .filter(|w| w.placement == WorkspacePlacement::Managed)
+            {
+                self.environment_changed(&w.environment_id, EnvironmentStatus::Ready)
+                    .await;
+            }
         }
 
         let Ok(mut guard) = self.lock(&id).await else {
