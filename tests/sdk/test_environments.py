@@ -61,7 +61,19 @@ def test_self_hosted_create_makes_an_environment_and_shows_its_enrollment_once(e
     assert engine.client.beta.agents.environments.list(type="openai_hosted").data == []
 
 
-def test_self_hosted_may_stream_without_input_and_other_placements_may_not(engine):
+def test_self_hosted_initial_input_waits_for_the_environment_connection(engine, tmp_path):
+    session = engine.client.beta.agents.sessions.create(
+        environment={"type": "self_hosted", "workspace_directory": str(tmp_path)}, agent=MODEL, input="Hello"
+    )
+    assert session.status == "requires_action"
+    assert [a.model_dump() for a in session.required_actions] == [
+        {"environment_id": session.environment.id, "type": "environment_connection"}
+    ]
+    # The deployment's own Runtime never takes it: it stays waiting.
+    assert engine.client.beta.agents.sessions.retrieve(session.id).status == "requires_action"
+
+
+def test_other_placements_may_not_stream_without_input(engine):
     status, _, body = create_raw(engine.raw, {"type": "openai_hosted"}, stream=True)
     assert status == 400
     assert error_of(body)["message"] == "streaming session creation requires initial input"

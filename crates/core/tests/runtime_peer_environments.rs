@@ -523,3 +523,40 @@ async fn post_to(base: &str, path: &str, body: Value) -> (u16, Value) {
     let status = resp.status().as_u16();
     (status, resp.json().await.unwrap_or(Value::Null))
 }
+
+#[tokio::test]
+async fn a_self_hosted_session_may_stream_its_creation_without_input() {
+    let (_state, base, _dir) = Peer::core_only().await;
+    let mut resp = reqwest::Client::new()
+        .post(format!("{base}/agents/sessions"))
+        .header("authorization", format!("Bearer {}", support::KEY))
+        .header("openai-beta", "agents=v1")
+        .json(&json!({
+            "environment": {"type": "self_hosted", "workspace_directory": "/w"},
+            "agent": {"model": "m"},
+            "stream": true,
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 201);
+    let mut text = String::new();
+    while !text.contains("\n\n") {
+        let chunk = tokio::time::timeout(Duration::from_secs(10), resp.chunk())
+            .await
+            .unwrap()
+            .unwrap()
+            .expect("the created event");
+        text.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    let data = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .expect("a data line");
+    let created: Value = serde_json::from_str(data).unwrap();
+    assert_eq!(created["type"], "agent.session.created");
+    let token = created["session"]["x_agents_core"]["enrollment"]["token"]
+        .as_str()
+        .unwrap();
+    assert!(token.starts_with("sbenr_"));
+}
