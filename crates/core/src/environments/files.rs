@@ -36,6 +36,9 @@ async fn request(
     message: CoreToRuntime,
 ) -> Result<WorkspaceResult, SessionError> {
     let link = hosting_link(engine, env).ok_or(SessionError::ExecutionUnavailable)?;
+    if env.doc.placement == WorkspacePlacement::Managed && env.doc.runtime_id.is_none() {
+        engine.bind_managed_host(&env.id, link).await;
+    }
     let id = new_id(IdKind::WorkspaceRequest);
     let answer = engine.links.expect_workspace_result(&id);
     if !engine.links.send(link, Some(id.clone()), message).await {

@@ -195,7 +195,7 @@ impl Engine {
     }
 
     /// Binds a managed Environment to the Runtime of `link`, its first host.
-    async fn bind_managed_host(&self, environment_id: &str, link: u64) {
+    pub async fn bind_managed_host(&self, environment_id: &str, link: u64) {
         let Some(runtime_id) = self.links.runtime_id(link) else {
             return;
         };
