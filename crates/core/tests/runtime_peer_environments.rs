@@ -560,3 +560,62 @@ async fn a_self_hosted_session_may_stream_its_creation_without_input() {
         .unwrap();
     assert!(token.starts_with("sbenr_"));
 }
+
+#[tokio::test]
+async fn deleting_an_environment_removes_its_workspace_unless_a_session_owns_it() {
+    let mut peer = Peer::start().await;
+    let (_, env) = peer
+        .request(
+            "POST",
+            "/agents/environments",
+            Some(json!({"environment": {"type": "openai_hosted"}})),
+        )
+        .await;
+    let env_id = env["id"].as_str().unwrap().to_owned();
+    let deleter = {
+        let (base, env_id) = (peer.base.clone(), env_id.clone());
+        tokio::spawn(async move {
+            let resp = reqwest::Client::new()
+                .delete(format!("{base}/agents/environments/{env_id}"))
+                .header("authorization", format!("Bearer {}", support::KEY))
+                .header("openai-beta", "agents=v1")
+                .send()
+                .await
+                .unwrap();
+            (resp.status().as_u16(), resp.json::<Value>().await.unwrap())
+        })
+    };
+    let frame = peer.next_frame().await;
+    let CoreToRuntime::WorkspaceRemove(remove) = &frame.message else {
+        panic!("expected workspace_remove")
+    };
+    assert_eq!(remove.environment_id, env_id);
+    answer(&peer, frame.id.as_deref().unwrap(), &env_id, &[], None).await;
+    let (status, body) = deleter.await.unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        json!({"id": env_id, "object": "agent.environment.deleted", "deleted": true})
+    );
+    let (status, _) = peer
+        .request("GET", &format!("/agents/environments/{env_id}"), None)
+        .await;
+    assert_eq!(status, 404);
+
+    let (_, session) = peer
+        .request(
+            "POST",
+            "/agents/sessions",
+            Some(self_hosted_body("/w", None)),
+        )
+        .await;
+    let owned = session["environment"]["id"].as_str().unwrap();
+    let (status, body) = peer
+        .request("DELETE", &format!("/agents/environments/{owned}"), None)
+        .await;
+    assert_eq!(status, 409);
+    assert_eq!(
+        body["error"]["message"],
+        "This Environment belongs to a Session; delete the Session to delete it."
+    );
+}

@@ -211,3 +211,23 @@ fn parse_create(
     )?;
     Ok((hosted, vault_ids))
 }
+
+/// Deleting an Environment a Session still runs in (409 `conflict_error`; our wording).
+pub const OWNED_BY_SESSION: &str =
+    "This Environment belongs to a Session; delete the Session to delete it.";
+
+/// Deletes an Environment and removes its managed workspace on the Runtime hosting it.
+pub async fn delete(
+    engine: &std::sync::Arc<crate::session::engine::Engine>,
+    id: &str,
+) -> Result<(), SessionError> {
+    let env = load(engine.store.as_ref(), id).await?;
+    if let Some(session_id) = &env.doc.session_id
+        && engine.store.get_session(session_id).await?.is_some()
+    {
+        return Err(SessionError::Conflict(OWNED_BY_SESSION));
+    }
+    engine.store.delete_environment(id).await?;
+    files::remove(engine, &env).await;
+    Ok(())
+}
