@@ -144,6 +144,39 @@ async fn self_hosted_input_waits_for_its_environment_and_runs_on_its_runtime() {
         .await;
     let events = drain(&mut rx);
     assert_eq!(kinds(&events), ["agent.session.environment.disconnected"]);
+
+    // The next input waits for the reconnect, and only that Environment's Runtime gets it.
+    let mut stranger = Peer::attach_environment(
+        state.clone(),
+        base.clone(),
+        tempfile::tempdir().unwrap(),
+        "env_00000000000000000000000000000001",
+    );
+    stranger.heartbeat().await;
+    let poster = {
+        let (base, id) = (base.clone(), id.clone());
+        tokio::spawn(async move { post(&base, &id, message("again")).await })
+    };
+    deployment.until_status(&id, "requires_action").await;
+    let mut enrolled = Peer::attach_environment(
+        state.clone(),
+        base.clone(),
+        tempfile::tempdir().unwrap(),
+        &env_id,
+    );
+    assert_eq!(poster.await.unwrap().0, 202);
+    enrolled.heartbeat().await;
+    let CoreToRuntime::ExecutionPrepare(_) = enrolled.next_frame().await.message else {
+        panic!("expected execution_prepare on the reconnected Runtime")
+    };
+    assert!(
+        stranger.from_core.try_recv().is_err(),
+        "another Environment's Runtime got a frame"
+    );
+    assert!(
+        deployment.from_core.try_recv().is_err(),
+        "the deployment Runtime got a frame"
+    );
 }
 
 async fn post(base: &str, id: &str, body: Value) -> (u16, Value) {
