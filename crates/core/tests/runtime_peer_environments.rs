@@ -652,3 +652,36 @@ async fn deleting_an_environment_removes_its_workspace_unless_a_session_owns_it(
         "This Environment belongs to a Session; delete the Session to delete it."
     );
 }
+
+#[tokio::test]
+async fn a_reservation_survives_a_core_restart_and_its_environment_still_admits_it() {
+    let peer = Peer::start().await;
+    let (_, session) = peer
+        .request(
+            "POST",
+            "/agents/sessions",
+            Some(self_hosted_body("/w", Some("hi"))),
+        )
+        .await;
+    let id = session["id"].as_str().unwrap().to_owned();
+    let env_id = session["environment"]["id"].as_str().unwrap().to_owned();
+    let peer = peer.restart_core().await;
+    let waiting = peer.session(&id).await;
+    assert_eq!(waiting["status"], "requires_action");
+    assert_eq!(
+        waiting["required_actions"][0]["type"],
+        "environment_connection"
+    );
+    let mut enrolled = Peer::attach_environment(
+        peer.state.clone(),
+        peer.base.clone(),
+        tempfile::tempdir().unwrap(),
+        &env_id,
+    );
+    enrolled.heartbeat().await;
+    let CoreToRuntime::ExecutionPrepare(prepare) = enrolled.next_frame().await.message else {
+        panic!("expected execution_prepare")
+    };
+    assert_eq!(prepare.session_id, id);
+    assert_eq!(peer.session(&id).await["required_actions"], json!([]));
+}
