@@ -127,7 +127,7 @@ pub async fn create(
     {
         // Being installed: admitted, and its Turn waits in `queued` until the install ends.
         Ok(_) | Err(Unavailable::Installing) => {}
-        Err(_) if !gated => {}
+        Err(_) if !gated && declaration(harness).native.adapter => {}
         Err(why) => {
             return Err(SessionError::unsupported(
                 None,

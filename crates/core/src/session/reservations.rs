@@ -168,7 +168,10 @@ impl Engine {
                 return;
             }
         };
-        if env.doc.status == status {
+        let changed = env.doc.status != status;
+        // A connection always clears a reservation, even one the row already calls connected
+        // (Core stopped before it saw the last link go).
+        if !changed && status != EnvironmentStatus::Connected {
             return;
         }
         env.doc.status = status;
@@ -181,14 +184,16 @@ impl Engine {
         let Some(live) = guard.as_ref() else { return };
         let mut tx = Tx::new(live);
         let tid = tx.live.doc.active.as_ref().map(|t| t.turn.id.clone());
-        tx.publish(environment_event(
-            &session_id,
-            tid.as_deref(),
-            environment_id,
-            env.kind(),
-            status,
-            None,
-        ));
+        if changed {
+            tx.publish(environment_event(
+                &session_id,
+                tid.as_deref(),
+                environment_id,
+                env.kind(),
+                status,
+                None,
+            ));
+        }
         if status == EnvironmentStatus::Connected && tx.live.doc.reservation.take().is_some() {
             tx.refresh_status();
         }
