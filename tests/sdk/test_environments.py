@@ -221,3 +221,15 @@ def test_file_id_files_are_not_supported(engine):
     with pytest.raises(openai.BadRequestError) as e:
         engine.client.beta.agents.environments.files.create(env.id, type="inline", data="aGk=", path="/tmp/a")
     assert e.value.body["param"] == "path"
+
+
+def test_deleting_a_session_deletes_the_environment_it_created(engine, tmp_path):
+    session = engine.client.beta.agents.sessions.create(
+        environment={"type": "self_hosted", "workspace_directory": str(tmp_path)}, agent=MODEL
+    )
+    env_id = session.environment.id
+    engine.client.beta.agents.sessions.delete(session.id)
+    with pytest.raises(openai.NotFoundError):
+        engine.client.beta.agents.environments.retrieve(env_id)
+    # A self-hosted workspace is the user's directory: never removed.
+    assert tmp_path.exists()
