@@ -112,6 +112,18 @@ impl From<SessionError> for Failure {
             SessionError::UnknownCall(_) => {
                 ApiError::new(ErrorCode::InvalidRequestError, None, message)
             }
+            SessionError::ExecutionUnavailable => {
+                ApiError::new(ErrorCode::ExecutionUnavailable, None, message)
+            }
+            SessionError::InvalidPath(_) => {
+                ApiError::new(ErrorCode::InvalidRequestError, Some("path".into()), message)
+            }
+            SessionError::EnvironmentInputExpired => {
+                ApiError::new(ErrorCode::EnvironmentInputExpired, None, message)
+            }
+            SessionError::EnvironmentInputCancelled => {
+                ApiError::new(ErrorCode::EnvironmentInputCancelled, None, message)
+            }
         };
         Failure(error)
     }

@@ -12,6 +12,7 @@ pub mod clock;
 pub mod edge;
 pub mod enrollment;
 pub mod oauth;
+pub mod environments;
 pub mod routes;
 pub mod runtime_link;
 pub mod secrets;

@@ -25,6 +25,7 @@ pub mod declarations;
 pub mod error;
 pub mod error_messages;
 mod function;
+pub mod hosted_environment;
 mod http_url;
 mod inline;
 mod input_events;

@@ -29,6 +29,8 @@ pub enum IdKind {
     Vault,
     /// A credential in a Vault.
     Credential,
+    /// A file of a managed Environment's configuration (`environment.files[].id`).
+    File,
 }
 
 impl IdKind {
@@ -48,6 +50,7 @@ impl IdKind {
             IdKind::WorkspaceRequest => "wsreq_",
             IdKind::Vault => "vault_",
             IdKind::Credential => "cred_",
+            IdKind::File => "file_",
         }
     }
 }

@@ -35,10 +35,12 @@ pub mod input;
 mod link_frames;
 mod native_items;
 pub mod objects;
+pub mod reservations;
 pub mod runtimes;
 pub mod state;
 mod turns;
 pub mod update;
+pub mod workspace;
 
 pub use engine::Engine;
 pub use error::SessionError;
