@@ -1,0 +1,102 @@
+//! Codex on a workspace placement: the model's native command (`exec_command`) runs in the
+//! workspace and writes a file there, the command is reported as a `command_execution` opened
+//! and finished, and after eviction the resumed thread works in the same workspace and sees the
+//! file. Self-hosted (codex works directly in the directory, under its own `workspace-write`
+//! sandbox) and managed (codex inside a bubblewrap sandbox, as `danger-full-access`, where the
+//! workspace is `/workspace`). The workspace is trusted, so its `.codex/config.toml` loads on
+//! start and on cold resume.
+
+mod support;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+use support::*;
+use switchboard_adapter_kit::test_workspace::*;
+use switchboard_codex::CodexAdapter;
+use switchboard_protocol::{ExecutionControls, ProcessPlacement};
+
+fn adapter(binary: PathBuf) -> CodexAdapter {
+    CodexAdapter::new(binary).with_turn_deadline(Duration::from_secs(45))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn self_hosted_command_writes_the_workspace_and_resume_sees_it() {
+    let Some(binary) = codex_binary("self_hosted_command_writes_the_workspace_and_resume_sees_it")
+    else {
+        return;
+    };
+    let model = mock_model(Some(shell_scenario())).await;
+    let workspace = workspace_dir("codex");
+    let state = state_dir("codex");
+    let placement = self_hosted(workspace.path());
+    let work_dir = placement.work_dir.to_string_lossy().into_owned();
+    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
+    let executor = prepare_placed(&adapter(binary), config, state.path(), Some(placement)).await;
+    write_evict_read(executor.as_ref(), workspace.path(), &work_dir).await;
+    model.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandboxed_command_writes_the_workspace_and_resume_sees_it() {
+    let test = "sandboxed_command_writes_the_workspace_and_resume_sees_it";
+    let Some(binary) = codex_binary(test) else {
+        return;
+    };
+    if !bwrap_or_skip(test) {
+        return;
+    }
+    let binary = binary.canonicalize().unwrap();
+    let model = mock_model(Some(shell_scenario())).await;
+    let workspace = workspace_dir("codex");
+    let state = state_dir("codex");
+    let placement = sandboxed(workspace.path(), state.path(), &binary);
+    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
+    let executor = prepare_placed(&adapter(binary), config, state.path(), Some(placement)).await;
+    write_evict_read(executor.as_ref(), workspace.path(), SANDBOX_WORK_DIR).await;
+    model.shutdown().await;
+}
+
+/// The `web_search` tool of a model request (codex's native default is `cached`, which sends
+/// `external_web_access: false`).
+fn web_search_tool(request: &Value) -> Option<Value> {
+    request["tools"]
+        .as_array()?
+        .iter()
+        .find(|t| t["type"] == "web_search")
+        .cloned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workspace_project_config_loads_on_start_and_cold_resume() {
+    let Some(binary) = codex_binary("the_workspace_project_config_loads_on_start_and_cold_resume")
+    else {
+        return;
+    };
+    let model = mock_model(Some(shell_scenario())).await;
+    let workspace = workspace_dir("codex");
+    std::fs::create_dir_all(workspace.path().join(".codex")).unwrap();
+    std::fs::write(
+        workspace.path().join(".codex/config.toml"),
+        "web_search = \"live\"\n",
+    )
+    .unwrap();
+    let state = state_dir("codex");
+    let placement: ProcessPlacement = self_hosted(workspace.path());
+    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
+    let executor = prepare_placed(&adapter(binary), config, state.path(), Some(placement)).await;
+    command_turn(executor.as_ref(), 1, "WRITE the file", "made.txt").await;
+    executor.evict().await.unwrap();
+    command_turn(executor.as_ref(), 2, "READ the file", "cat made.txt").await;
+    let requests = model_requests(&model.journal());
+    assert_eq!(requests.len(), 4, "two requests per Turn");
+    for request in &requests {
+        assert_eq!(
+            web_search_tool(request).map(|t| t["external_web_access"].clone()),
+            Some(Value::Bool(true)),
+            "the project's web_search = \"live\" applies"
+        );
+    }
+    model.shutdown().await;
+}
