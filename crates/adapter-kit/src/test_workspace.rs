@@ -115,25 +115,25 @@ pub fn bwrap_or_skip(test: &str) -> bool {
 pub const WRITTEN: &str = "written-by-turn-1";
 
 /// A model that makes the harness run one native shell command per Turn, then answers `DONE`:
-/// a user message with `WRITE` writes [`WRITTEN`] to `made.txt` and the working directory to
-/// `where.txt`; one with `READ` prints `made.txt` back.
+/// the first Turn's command writes [`WRITTEN`] to `made.txt` and the working directory to
+/// `where.txt`, the second one prints `made.txt` back. The rules go by order (`times: 1`), not
+/// by the user's text: Claude Code sends its environment as a trailing system message, after
+/// the user's.
 pub fn shell_scenario() -> Scenario {
-    let first = |text: &str, command: String| {
-        Rule::new(
+    let once = |command: String| {
+        let mut rule = Rule::new(
             When {
                 tool_output_present: Some(false),
-                last_text_contains: Some(text.into()),
                 ..When::default()
             },
             Reply::shell(command),
-        )
+        );
+        rule.times = Some(1);
+        rule
     };
     Scenario::new(vec![
-        first(
-            "WRITE",
-            format!("echo {WRITTEN} > made.txt && pwd > where.txt"),
-        ),
-        first("READ", "cat made.txt".into()),
+        once(format!("echo {WRITTEN} > made.txt && pwd > where.txt")),
+        once("cat made.txt".into()),
         Rule::new(
             When {
                 tool_output_present: Some(true),
@@ -192,7 +192,7 @@ pub async fn command_turn(
     assert_eq!(final_answer(&events).as_deref(), Some("DONE"), "{events:?}");
     let commands = command_executions(&events);
     let [opened, done] = commands.as_slice() else {
-        panic!("one command opened and finished: {commands:?}");
+        panic!("one command opened and finished: {commands:?} in {events:?}");
     };
     assert_eq!(opened.status, CommandStatus::InProgress, "{commands:?}");
     assert_eq!(opened.item_id, done.item_id);
