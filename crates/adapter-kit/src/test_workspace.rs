@@ -152,6 +152,7 @@ pub struct CommandSeen {
     pub status: CommandStatus,
     pub exit_code: Option<i64>,
     pub output: Option<String>,
+    pub cwd: Option<String>,
 }
 
 /// The Turn's `command_execution` observations, in order.
@@ -165,12 +166,15 @@ pub fn command_executions(events: &[AdapterEvent]) -> Vec<CommandSeen> {
                 status,
                 exit_code,
                 output,
+                cwd,
+                ..
             } => Some(CommandSeen {
                 item_id: item_id.clone(),
                 command: command.clone(),
                 status: *status,
                 exit_code: *exit_code,
                 output: output.clone(),
+                cwd: cwd.clone(),
             }),
             _ => None,
         })
@@ -204,14 +208,15 @@ pub async fn command_turn(
 
 /// The workspace contract on a prepared executor whose model is [`shell_scenario`]: Turn 1's
 /// command writes `made.txt` into `host_workspace` while working in `work_dir`; after eviction
-/// the resumed Session (a new process, the same native session) reads that file back.
+/// the resumed Session (a new process, the same native session) reads that file back. Returns
+/// Turn 1's finished command.
 pub async fn write_evict_read(
     executor: &dyn SessionExecutor,
     host_workspace: &Path,
     work_dir: &str,
-) {
+) -> CommandSeen {
     let native = executor.native_session_id().expect("a native session id");
-    command_turn(executor, 1, "WRITE the file", "made.txt").await;
+    let wrote = command_turn(executor, 1, "WRITE the file", "made.txt").await;
     let read = |name: &str| std::fs::read_to_string(host_workspace.join(name)).unwrap();
     assert_eq!(read("made.txt"), format!("{WRITTEN}\n"));
     assert_eq!(read("where.txt").trim_end(), work_dir);
@@ -227,4 +232,5 @@ pub async fn write_evict_read(
         "the resumed Session sees the earlier Turn's file: {done:?}"
     );
     assert_eq!(executor.native_session_id(), Some(native));
+    wrote
 }

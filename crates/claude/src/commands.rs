@@ -42,6 +42,8 @@ impl Commands {
                 status: CommandStatus::InProgress,
                 exit_code: None,
                 output: None,
+                cwd: None,
+                duration_ms: None,
             });
         }
     }
@@ -71,6 +73,10 @@ impl Commands {
                 status,
                 exit_code,
                 output: Some(output),
+                // claude's shell keeps its own directory (a `cd` persists) and reports neither
+                // it nor the duration.
+                cwd: None,
+                duration_ms: None,
             });
         }
     }
@@ -121,6 +127,8 @@ mod tests {
             status,
             exit_code: exit,
             output: out.map(str::to_owned),
+            cwd: None,
+            duration_ms: None,
         }
     }
 

@@ -137,6 +137,8 @@ pub fn command_execution(item: &Value) -> Option<AdapterEvent> {
             .get("aggregatedOutput")
             .and_then(Value::as_str)
             .map(str::to_owned),
+        cwd: item.get("cwd").and_then(Value::as_str).map(str::to_owned),
+        duration_ms: item.get("durationMs").and_then(Value::as_u64),
     })
 }
 

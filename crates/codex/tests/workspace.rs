@@ -34,7 +34,12 @@ async fn self_hosted_command_writes_the_workspace_and_resume_sees_it() {
     let work_dir = placement.work_dir.to_string_lossy().into_owned();
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
     let executor = prepare_placed(&adapter(binary), config, state.path(), Some(placement)).await;
-    write_evict_read(executor.as_ref(), workspace.path(), &work_dir).await;
+    let wrote = write_evict_read(executor.as_ref(), workspace.path(), &work_dir).await;
+    assert_eq!(
+        wrote.cwd.as_deref(),
+        Some(work_dir.as_str()),
+        "codex reports the cwd"
+    );
     model.shutdown().await;
 }
 
@@ -54,7 +59,12 @@ async fn sandboxed_command_writes_the_workspace_and_resume_sees_it() {
     let placement = sandboxed(workspace.path(), state.path(), &binary);
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
     let executor = prepare_placed(&adapter(binary), config, state.path(), Some(placement)).await;
-    write_evict_read(executor.as_ref(), workspace.path(), SANDBOX_WORK_DIR).await;
+    let wrote = write_evict_read(executor.as_ref(), workspace.path(), SANDBOX_WORK_DIR).await;
+    assert_eq!(
+        wrote.cwd.as_deref(),
+        Some(SANDBOX_WORK_DIR),
+        "codex reports the cwd"
+    );
     model.shutdown().await;
 }
 

@@ -19,8 +19,11 @@ use serde_json::{Value, json};
 use crate::answer::{Block, Call};
 use crate::request::RequestView;
 
-/// The shell tools tried, in order, and how each takes a command line.
-const SHELLS: [(&str, fn(&str) -> Value); 4] = [
+/// How a shell tool takes a command line.
+type Arguments = fn(&str) -> Value;
+
+/// The shell tools tried, in order.
+const SHELLS: [(&str, Arguments); 4] = [
     ("exec_command", |c| json!({"cmd": c})),
     ("shell_command", |c| json!({"command": c})),
     ("shell", |c| json!({"command": ["bash", "-lc", c]})),
