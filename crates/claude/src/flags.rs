@@ -354,7 +354,7 @@ pub(crate) mod tests {
         assert!(
             args.contains(
                 &"--disallowedTools=AskUserQuestion,CronCreate,CronDelete,CronList,ScheduleWakeup,\
-              Workflow,Monitor,TaskStop,SendMessage,ListAgents"
+              Workflow,Monitor,TaskStop,SendMessage,ListAgents,Agent"
                     .to_owned()
             )
         );

@@ -9,7 +9,10 @@
 //! - workflow: `Workflow`;
 //! - background: `Monitor` and `TaskStop` (`KillShell`'s current name), which watch and stop
 //!   background tasks, and `SendMessage`, which writes to a running background agent;
-//! - `ListAgents`.
+//! - `ListAgents`;
+//! - and `Agent` (Subagents): Subagents are off for every Session this protocol carries (the
+//!   adapter reports no Subagent observations; the `subagent_control` capability), as codex's
+//!   `features.multi_agent = false`.
 //!
 //! `web_search: disabled` also removes `WebSearch` and `WebFetch`; `live` and an omitted control
 //! keep both. Names were read from the tools claude 2.1.332 offers the model with `--tools=default`.
@@ -23,7 +26,7 @@ use switchboard_protocol::SessionConfiguration;
 use switchboard_protocol::configuration::WebSearchMode;
 
 /// Tools a workspace Session never has.
-pub const WITHHELD: [&str; 10] = [
+pub const WITHHELD: [&str; 11] = [
     "AskUserQuestion",
     "CronCreate",
     "CronDelete",
@@ -34,6 +37,7 @@ pub const WITHHELD: [&str; 10] = [
     "TaskStop",
     "SendMessage",
     "ListAgents",
+    "Agent",
 ];
 
 /// The tools `web_search: disabled` removes on a workspace.

@@ -3,8 +3,9 @@
 //! eviction the resumed session (`--resume`, same working directory) sees the file.
 //! Self-hosted (claude works directly in the directory) and managed (claude inside a bubblewrap
 //! sandbox, where the workspace is `/workspace`). The tool set is claude's native one without
-//! the ask-user, scheduling, workflow, background and ListAgents tools; `web_search: disabled`
-//! also removes WebSearch and WebFetch, `live` and an omitted control keep them.
+//! the ask-user, scheduling, workflow, background and ListAgents tools (and without Subagents,
+//! which no Session this protocol carries runs); `web_search: disabled` also removes WebSearch
+//! and WebFetch, `live` and an omitted control keep them.
 
 mod support;
 
@@ -83,7 +84,7 @@ async fn the_workspace_tool_set_follows_web_search() {
         Some(WebSearchMode::Disabled),
     ] {
         let tools = offered_in_workspace(binary.clone(), mode).await;
-        for native in ["Bash", "Read", "Edit", "Write", "Agent", "Skill"] {
+        for native in ["Bash", "Read", "Edit", "Write", "Skill"] {
             assert!(
                 tools.iter().any(|t| t == native),
                 "{mode:?}: {native} in {tools:?}"
