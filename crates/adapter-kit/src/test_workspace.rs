@@ -234,3 +234,35 @@ pub async fn write_evict_read(
     assert_eq!(executor.native_session_id(), Some(native));
     wrote
 }
+
+/// A model whose one command prints `partial` and exits 3, then answers `DONE`.
+pub fn failing_shell_scenario() -> Scenario {
+    let mut run = Rule::new(
+        When {
+            tool_output_present: Some(false),
+            ..When::default()
+        },
+        Reply::shell("echo partial; exit 3"),
+    );
+    run.times = Some(1);
+    Scenario::new(vec![run, Reply::text("DONE").into()])
+}
+
+/// On [`failing_shell_scenario`]: the command is reported `failed` with exit code 3 and its
+/// output, and the Turn still completes (a failing command is the model's to handle).
+pub async fn failing_command_turn(executor: &dyn SessionExecutor) {
+    let mut turn = start_user_turn(executor, 1, "run it").await;
+    let events = until_terminal(&mut turn).await;
+    assert_completed(&events);
+    let commands = command_executions(&events);
+    let done = commands.last().expect("a command");
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    assert_eq!(done.status, CommandStatus::Failed, "{commands:?}");
+    assert_eq!(done.exit_code, Some(3), "{commands:?}");
+    assert!(
+        done.output
+            .as_deref()
+            .is_some_and(|o| o.contains("partial")),
+        "{commands:?}"
+    );
+}

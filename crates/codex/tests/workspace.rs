@@ -110,3 +110,19 @@ async fn the_workspace_project_config_loads_on_start_and_cold_resume() {
     }
     model.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_command_is_reported_failed_with_its_exit_code() {
+    let Some(binary) = codex_binary("a_failing_command_is_reported_failed_with_its_exit_code")
+    else {
+        return;
+    };
+    let model = mock_model(Some(failing_shell_scenario())).await;
+    let workspace = workspace_dir("codex");
+    let state = state_dir("codex");
+    let placement = self_hosted(workspace.path());
+    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
+    let executor = prepare_placed(&adapter(binary), config, state.path(), Some(placement)).await;
+    failing_command_turn(executor.as_ref()).await;
+    model.shutdown().await;
+}
