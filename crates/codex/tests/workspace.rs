@@ -126,3 +126,24 @@ async fn a_failing_command_is_reported_failed_with_its_exit_code() {
     failing_command_turn(executor.as_ref()).await;
     model.shutdown().await;
 }
+
+// A user's workspace can be anywhere, the system temp dir included (codex's own sandbox keeps
+// it writable; only codex's home must stay out of /tmp).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_self_hosted_workspace_in_the_temp_dir_is_writable() {
+    let Some(binary) = codex_binary("a_self_hosted_workspace_in_the_temp_dir_is_writable") else {
+        return;
+    };
+    let model = mock_model(Some(shell_scenario())).await;
+    let workspace = tempfile::tempdir().unwrap();
+    let state = state_dir("codex");
+    let placement = self_hosted(workspace.path());
+    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
+    let executor = prepare_placed(&adapter(binary), config, state.path(), Some(placement)).await;
+    command_turn(executor.as_ref(), 1, "WRITE the file", "made.txt").await;
+    assert_eq!(
+        std::fs::read_to_string(workspace.path().join("made.txt")).unwrap(),
+        format!("{WRITTEN}\n")
+    );
+    model.shutdown().await;
+}
