@@ -7,8 +7,10 @@
 //! Hermetic defaults: one custom provider whose key comes from an environment variable (never
 //! on the command line), no retries (a failing provider fails the Turn at once instead of
 //! backing off for minutes), no update check, no analytics or feedback, and no plugin sync (the
-//! only startup traffic codex makes besides the provider), and no native Subagents
-//! (`features.multi_agent = false`).
+//! only startup traffic codex makes besides the provider) on `environment: none` (a workspace
+//! keeps codex's native plugins), no native Subagents (`features.multi_agent = false`), and the
+//! key's variable left out of the environment of the model's commands
+//! (`shell_environment_policy.exclude`).
 //!
 //! Execution controls are sent only when present, so an absent option leaves codex's native
 //! default untouched:
@@ -47,6 +49,9 @@ pub fn config_overrides(config: &SessionConfiguration, on_workspace: bool) -> Ve
     if !on_workspace {
         out.set("features.plugins", false);
     }
+    // codex hands its own environment to the model's commands; the provider key is not the
+    // workspace's to read.
+    out.set("shell_environment_policy.exclude", [API_KEY_ENV]);
     // Subagents are off for every Session this protocol version carries (multi_agent
     // execution needs subagent observations, which this adapter does not report yet): the
     // `subagent_control` capability.
@@ -208,6 +213,9 @@ mod tests {
         ));
         assert!(o.contains(&"model_providers.switchboard.request_max_retries=0".to_owned()));
         assert!(o.contains(&"features.plugins=false".to_owned()));
+        assert!(o.contains(
+            &r#"shell_environment_policy.exclude=["SWITCHBOARD_MODEL_API_KEY"]"#.to_owned()
+        ));
         assert!(
             o.iter().all(|x| !x.contains("secret")),
             "the key never reaches argv"

@@ -147,3 +147,36 @@ async fn a_self_hosted_workspace_in_the_temp_dir_is_writable() {
     );
     model.shutdown().await;
 }
+
+// The provider key travels to codex in its environment; codex's native shell environment
+// policy leaves variables named like keys out of the commands it runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_provider_key_does_not_reach_the_models_commands() {
+    let Some(binary) = codex_binary("the_provider_key_does_not_reach_the_models_commands") else {
+        return;
+    };
+    let mut run = switchboard_mock_model::Rule::new(
+        switchboard_mock_model::When {
+            tool_output_present: Some(false),
+            ..Default::default()
+        },
+        switchboard_mock_model::Reply::shell("env > env.txt"),
+    );
+    run.times = Some(1);
+    let scenario = switchboard_mock_model::Scenario::new(vec![
+        run,
+        switchboard_mock_model::Reply::text("DONE").into(),
+    ]);
+    let model = mock_model(Some(scenario)).await;
+    let workspace = workspace_dir("codex");
+    let state = state_dir("codex");
+    let placement = self_hosted(workspace.path());
+    let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
+    let key = config.model_provider.api_key.clone();
+    let executor = prepare_placed(&adapter(binary), config, state.path(), Some(placement)).await;
+    command_turn(executor.as_ref(), 1, "print the environment", "env").await;
+    let env = std::fs::read_to_string(workspace.path().join("env.txt")).unwrap();
+    assert!(env.contains("PATH="), "{env}");
+    assert!(!env.contains(&key), "{env}");
+    model.shutdown().await;
+}
