@@ -15,7 +15,7 @@ use serde_json::json;
 use switchboard_adapter_kit::adapter::Launch;
 use switchboard_adapter_kit::executor::{ProcessSlot, SlotGuard};
 use switchboard_protocol::{
-    AdapterError, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
+    AdapterError, ProcessPlacement, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
 };
 use tokio::sync::mpsc;
 
@@ -30,6 +30,8 @@ struct Inner {
     binary: PathBuf,
     layout: StateLayout,
     config: SessionConfiguration,
+    /// Where every launch of the process runs (`None`: `environment: none`).
+    placement: Option<ProcessPlacement>,
     session_id: String,
     turn_deadline: Duration,
     slot: ProcessSlot<Connection, Inbound>,
@@ -50,6 +52,7 @@ impl ClaudeExecutor {
             binary: launch.binary,
             layout,
             config: launch.configuration,
+            placement: launch.placement,
             session_id,
             turn_deadline: launch.turn_deadline,
             slot: ProcessSlot::default(),
@@ -70,9 +73,15 @@ impl Inner {
             return Ok(());
         }
         let session = native_session(&self.layout, &self.session_id);
-        let process = launch(&self.binary, &self.layout, &self.config, session)
-            .await
-            .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        let process = launch(
+            &self.binary,
+            &self.layout,
+            &self.config,
+            self.placement.as_ref(),
+            session,
+        )
+        .await
+        .map_err(|e| AdapterError::Launch(e.to_string()))?;
         slot.install(process);
         Ok(())
     }

@@ -35,6 +35,7 @@ use switchboard_protocol::{
 };
 use tokio::sync::oneshot;
 
+use crate::commands::Commands;
 use crate::events::{Messages, add_usage, is_root_live, result_error, result_usage};
 use crate::functions::call_result;
 use crate::input::user_content;
@@ -77,6 +78,7 @@ pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
         calls: receipts::new_table(),
         messages: Messages::default(),
         searches: WebSearches::default(),
+        commands: Commands::default(),
         structured: setup.structured.then(StructuredOutput::default),
         outstanding: HashSet::from([setup.input_uuid]),
         unacknowledged: HashMap::new(),
@@ -96,6 +98,7 @@ struct Driver {
     calls: CallTable,
     messages: Messages,
     searches: WebSearches,
+    commands: Commands,
     structured: Option<StructuredOutput>,
     /// UUIDs of the Turn's user lines that no native turn has consumed yet.
     outstanding: HashSet<String>,
@@ -330,6 +333,7 @@ impl Driver {
                         }
                     }
                     self.searches.assistant(body, out);
+                    self.commands.assistant(body, out);
                 }
             }
             Some("user") if is_root_live(&message) => {
@@ -339,6 +343,7 @@ impl Driver {
                     .cloned()
                     .unwrap_or_default();
                 self.searches.user(&blocks, out);
+                self.commands.user(&blocks, out);
                 for block in blocks
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))

@@ -10,6 +10,8 @@
 //! - [`launch`]: the hermetic process (own `CODEX_HOME`, empty environment) and `initialize`.
 //! - [`jsonrpc`]: framing, request/response matching, the inbound channel.
 //! - [`resume`]: `thread/start` with the dynamic tools, or `thread/resume` after eviction.
+//! - [`workspace`]: the thread's working directory, codex's sandbox and approvals per
+//!   placement, and the trusted workspace.
 //! - [`dynamic_tools`]: functions as dynamic tools, results as `contentItems`.
 //! - [`receipts`]: confirming a result only on its matching native observation.
 //! - [`events`]: codex notifications as adapter events (phases, usage, error codes).
@@ -32,6 +34,7 @@ pub mod overrides;
 pub mod receipts;
 pub mod resume;
 pub mod turn;
+pub mod workspace;
 
 use std::path::PathBuf;
 
@@ -98,6 +101,13 @@ impl NativeHarness for Codex {
             durable_turns: true,
             function_tools: true,
             subagent_control: true,
+            // Workspaces: the harness works in the placement's directory (self-hosted) or
+            // inside its sandbox (managed: the Runtime withdraws this without bubblewrap).
+            local_environment: true,
+            workspace_authoring: true,
+            workspace_read_preparation: true,
+            workspace_output_export: true,
+            managed_workspace: true,
             ..Capabilities::default()
         }
     }

@@ -38,6 +38,7 @@ mod scenario;
 mod schema_instance;
 mod script;
 mod server;
+mod shell;
 mod sse;
 mod usage;
 

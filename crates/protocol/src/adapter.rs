@@ -183,6 +183,8 @@ pub enum AdapterEvent {
         status: CommandStatus,
         exit_code: Option<i64>,
         output: Option<String>,
+        cwd: Option<String>,
+        duration_ms: Option<u64>,
     },
     /// A native web search started or ended (the same `item_id` both times).
     WebSearchCall {
@@ -271,6 +273,8 @@ impl AdapterEvent {
                 status,
                 exit_code,
                 output,
+                cwd,
+                duration_ms,
             } => {
                 vec![
                     CommandExecution {
@@ -279,6 +283,8 @@ impl AdapterEvent {
                         status,
                         exit_code,
                         output,
+                        cwd,
+                        duration_ms,
                     }
                     .into(),
                 ]

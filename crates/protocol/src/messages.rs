@@ -267,6 +267,12 @@ pub struct CommandExecution {
     pub status: CommandStatus,
     pub exit_code: Option<i64>,
     pub output: Option<String>,
+    /// The directory the command ran in, when the harness reports it.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// How long the command ran, when the harness reports it.
+    #[serde(default)]
+    pub duration_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

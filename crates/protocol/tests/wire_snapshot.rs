@@ -391,6 +391,8 @@ fn runtime_to_core() -> Vec<Envelope<RuntimeToCore>> {
                 status: CommandStatus::Completed,
                 exit_code: Some(0),
                 output: Some("a\n".into()),
+                cwd: Some("/workspace".into()),
+                duration_ms: Some(12),
             }
             .into(),
         ),

@@ -221,7 +221,8 @@ pub(super) fn command(tx: &mut Tx, c: CommandExecution) {
         return;
     };
     if !known {
-        let opened = command_execution_item(&id, &tid, &c.command, None, None, "in_progress");
+        let mut opened = command_execution_item(&id, &tid, &c.command, None, None, "in_progress");
+        place(&mut opened, c.cwd.as_deref(), None);
         add_native(tx, &c.item_id, opened, &sid, &tid);
     }
     let status = match c.status {
@@ -241,7 +242,7 @@ pub(super) fn command(tx: &mut Tx, c: CommandExecution) {
             ]),
         ));
     }
-    let done = command_execution_item(
+    let mut done = command_execution_item(
         &id,
         &tid,
         &c.command,
@@ -249,7 +250,16 @@ pub(super) fn command(tx: &mut Tx, c: CommandExecution) {
         c.exit_code,
         status,
     );
+    place(&mut done, c.cwd.as_deref(), c.duration_ms);
     finish_native(tx, &c.item_id, done, &sid, &tid);
+}
+
+/// A command Item's `cwd` and `duration_ms` (null when the harness does not report them).
+fn place(item: &mut Value, cwd: Option<&str>, duration_ms: Option<u64>) {
+    if let Some(item) = item.as_object_mut() {
+        item.insert("cwd".into(), json!(cwd));
+        item.insert("duration_ms".into(), json!(duration_ms));
+    }
 }
 
 /// A native web search: `item.added` when first seen, `item.done` when it ends. A search first
