@@ -111,6 +111,7 @@ pub fn completed_observation(item: &Value) -> Option<AdapterEvent> {
             })
         }
         "webSearch" => Some(web_search(item, WebSearchStatus::Completed)),
+        "mcpToolCall" => crate::mcp::observation(item),
         "commandExecution" => Some(AdapterEvent::CommandExecution {
             item_id: item_id(item),
             command: item

@@ -50,7 +50,10 @@ impl CodexExecutor {
         let thread_id = load_thread_id(&layout);
         let inner = Arc::new(Inner {
             binary: launch.binary,
-            overrides: config_overrides(&launch.configuration),
+            overrides: config_overrides(&launch.configuration)
+                .into_iter()
+                .chain(crate::mcp::overrides(&launch.configuration))
+                .collect(),
             layout,
             config: launch.configuration,
             turn_deadline: launch.turn_deadline,

@@ -142,7 +142,7 @@ fn toml_value(value: &serde_json::Value) -> String {
 
 /// A TOML basic string. Control characters are escaped so a value can never end the line or
 /// smuggle a second key.
-fn toml_string(s: &str) -> String {
+pub(crate) fn toml_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

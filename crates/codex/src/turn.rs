@@ -128,6 +128,7 @@ impl TurnDriver for Driver {
                             if item_type(item) == Some("webSearch") {
                                 out.push(web_search(item, WebSearchStatus::InProgress));
                             }
+                            out.extend(crate::mcp::observation(item));
                         }
                     }
                     "item/agentMessage/delta" => self.messages.delta(&params, out),
