@@ -21,6 +21,7 @@ use switchboard_protocol::SessionConfiguration;
 use crate::flags::{self, FUNCTIONS_SERVER, NativeSession};
 use crate::functions::FunctionServer;
 use crate::layout::StateLayout;
+use crate::mcp::McpPlan;
 use crate::stream::{Connection, Inbound, PermissionPolicy, StreamError};
 
 /// How long claude may take to answer a control request (initialize, interrupt).
@@ -42,6 +43,7 @@ pub async fn launch(
     binary: &Path,
     layout: &StateLayout,
     config: &SessionConfiguration,
+    mcp: &McpPlan,
     session: NativeSession<'_>,
 ) -> Result<ClaudeProcess, LaunchError> {
     layout.create().map_err(SpawnError::from)?;
@@ -56,13 +58,13 @@ pub async fn launch(
         stdout,
     } = process::spawn(binary, layout, None, |command| {
         command
-            .args(flags::arguments(config, layout, session))
+            .args(arguments(config, mcp, layout, session))
             .envs(flags::environment(config, layout));
     })?;
     let server = Arc::new(FunctionServer::new(&config.function_tools));
-    let policy = PermissionPolicy {
-        allowed: flags::allowed_tools(config),
-    };
+    let mut allowed = flags::allowed_tools(config);
+    allowed.extend(mcp.approvals());
+    let policy = PermissionPolicy { allowed };
     let (connection, inbound) = Connection::start(stdin, stdout, server, policy);
     let servers: Vec<&str> = if config.function_tools.is_empty() {
         vec![]
@@ -87,4 +89,16 @@ pub async fn launch(
             Err(error.into())
         }
     }
+}
+
+/// The command line: the configuration's flags with the Session's MCP servers added.
+fn arguments(
+    config: &SessionConfiguration,
+    mcp: &McpPlan,
+    layout: &StateLayout,
+    session: NativeSession<'_>,
+) -> Vec<String> {
+    let mut args = flags::arguments(config, layout, session);
+    mcp.extend_arguments(&mut args);
+    args
 }
