@@ -75,6 +75,7 @@ impl Inner {
             return Ok(());
         }
         let session = native_session(&self.layout, &self.session_id);
+        self.mcp.check_required().await?;
         let process = launch(&self.binary, &self.layout, &self.config, &self.mcp, session)
             .await
             .map_err(|e| AdapterError::Launch(e.to_string()))?;

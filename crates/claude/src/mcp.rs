@@ -72,11 +72,7 @@ impl McpPlan {
         if config.mcp_servers.is_empty() {
             return Ok(plan);
         }
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .timeout(INVENTORY_TIMEOUT)
-            .build()
-            .map_err(|e| AdapterError::Launch(format!("no HTTP client for MCP: {e}")))?;
+        let client = client()?;
         for server in &config.mcp_servers {
             let label = &server.server_label;
             let tools = match inventory(&client, &server.server_url).await {
@@ -107,6 +103,26 @@ impl McpPlan {
             plan.servers.push(server.clone());
         }
         Ok(plan)
+    }
+
+    /// Before every launch of claude (the first and each cold resume): each required server
+    /// must answer, or the start fails with the Session's history untouched. claude itself
+    /// would run on without it.
+    pub async fn check_required(&self) -> Result<(), AdapterError> {
+        let required: Vec<&McpServer> = self.servers.iter().filter(|s| s.required).collect();
+        if required.is_empty() {
+            return Ok(());
+        }
+        let client = client()?;
+        for server in required {
+            if let Err(reason) = inventory(&client, &server.server_url).await {
+                return Err(AdapterError::Launch(format!(
+                    "required MCP server {} did not initialize: {reason}",
+                    server.server_label
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// `--mcp-config` entries for the kept servers.
@@ -160,6 +176,14 @@ impl McpPlan {
             args.push(format!("--disallowedTools={}", self.disallowed.join(",")));
         }
     }
+}
+
+fn client() -> Result<reqwest::Client, AdapterError> {
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(INVENTORY_TIMEOUT)
+        .build()
+        .map_err(|e| AdapterError::Launch(format!("no HTTP client for MCP: {e}")))
 }
 
 fn server_rule(label: &str) -> String {

@@ -176,6 +176,61 @@ async fn required_down_fails_the_start(harness: HarnessId, test: &str) {
     assert!(model_requests(&model).is_empty());
 }
 
+/// A required server that is down when an evicted Session resumes cold fails that Turn, and the
+/// Session's history stays: once the server is back, the next Turn resumes it.
+async fn required_down_at_cold_resume(harness: HarnessId, test: &str) {
+    let Some(binary) = binary(harness, test) else {
+        return;
+    };
+    let mcp = TestServer::start().await;
+    let addr = mcp.addr;
+    let model = model(Scenario::new(vec![])).await;
+    let state = scratch("mcp-resume-");
+    let idle = std::time::Duration::from_millis(500);
+    let mut runtime = runtime_evicting_after(harness, binary, state.path(), idle);
+    let mut lab = server("lab", &mcp.url(), None);
+    lab.required = true;
+    let (prepared, error) = prepare(
+        &mut runtime,
+        "sess_1",
+        configuration(harness, &model, vec![lab]),
+    )
+    .await;
+    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
+    let frames = run(&mut runtime, "sess_1", "run_1", "REMEMBER-first-turn").await;
+    assert_eq!(outcome(&frames), TurnOutcome::Completed, "{frames:?}");
+
+    let mut notices = runtime.notices();
+    let notice = tokio::time::timeout(support::WAIT, notices.recv())
+        .await
+        .expect("evicted")
+        .unwrap();
+    assert_eq!(
+        notice,
+        switchboard_runtime::Notice::Evicted {
+            session_id: "sess_1".into()
+        }
+    );
+    drop(mcp);
+    let requests_before = model_requests(&model).len();
+    let frames = run(&mut runtime, "sess_1", "run_2", "second").await;
+    assert_eq!(outcome(&frames), TurnOutcome::Failed, "{frames:?}");
+    assert_eq!(
+        model_requests(&model).len(),
+        requests_before,
+        "no model request without the server"
+    );
+
+    let _mcp = TestServer::start_on(addr).await;
+    let frames = run(&mut runtime, "sess_1", "run_3", "third").await;
+    assert_eq!(outcome(&frames), TurnOutcome::Completed, "{frames:?}");
+    let last = model_requests(&model).last().unwrap().to_string();
+    assert!(
+        last.contains("REMEMBER-first-turn") && last.contains("third"),
+        "{last}"
+    );
+}
+
 macro_rules! both_harnesses {
     ($($name:ident => $body:ident),* $(,)?) => {
         mod codex {
@@ -199,4 +254,5 @@ both_harnesses! {
     mcp_turn_carries_the_bearer_and_the_result => full_turn_with_bearer,
     mcp_allowed_tools_select_exactly_and_optional_down_is_skipped => allowlists_anonymous_and_optional,
     mcp_required_server_down_fails_the_start => required_down_fails_the_start,
+    mcp_required_server_down_at_cold_resume_fails_the_turn_and_keeps_history => required_down_at_cold_resume,
 }

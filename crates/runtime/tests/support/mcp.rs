@@ -43,10 +43,20 @@ pub fn binary(harness: HarnessId, test: &str) -> Option<PathBuf> {
 
 /// A Runtime that runs `harness` from `binary`.
 pub fn runtime(harness: HarnessId, binary: PathBuf, state: &Path) -> LocalRuntime {
+    runtime_evicting_after(harness, binary, state, Duration::from_secs(300))
+}
+
+/// [`runtime`] that evicts an idle executor after `idle`.
+pub fn runtime_evicting_after(
+    harness: HarnessId,
+    binary: PathBuf,
+    state: &Path,
+    idle: Duration,
+) -> LocalRuntime {
     let locator = Locator::new(state).with_explicit(harness, binary);
     let options = RuntimeOptions {
         state_root: state.join("sessions"),
-        idle_timeout: Duration::from_secs(300),
+        idle_timeout: idle,
         heartbeat_interval: Duration::from_secs(30),
     };
     LocalRuntime::start(Arc::new(Registry::standard(locator)), options)
@@ -131,14 +141,24 @@ pub async fn prepare(
 
 /// Runs one Turn to its `done`.
 pub async fn turn(runtime: &mut LocalRuntime, session_id: &str, text: &str) -> Vec<RuntimeToCore> {
+    run(runtime, session_id, "run_1", text).await
+}
+
+/// Runs Turn `run_id` to its `done`.
+pub async fn run(
+    runtime: &mut LocalRuntime,
+    session_id: &str,
+    run_id: &str,
+    text: &str,
+) -> Vec<RuntimeToCore> {
     let start = ExecutionStart {
         session_id: session_id.into(),
-        run_id: "run_1".into(),
-        turn_id: "turn_1".into(),
+        run_id: run_id.into(),
+        turn_id: format!("turn_{run_id}"),
         input: vec![InputPart::InputText { text: text.into() }],
     };
-    send(runtime, "run_1", start).await;
-    until_done(runtime, "run_1").await
+    send(runtime, run_id, start).await;
+    until_done(runtime, run_id).await
 }
 
 /// The request bodies the model received.

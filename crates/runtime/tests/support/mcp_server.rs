@@ -40,11 +40,16 @@ pub const TOOLS: [&str; 3] = ["get_weather", "get_time", "get_news"];
 
 impl McpServer {
     pub async fn start() -> McpServer {
+        Self::start_on("127.0.0.1:0".parse().unwrap()).await
+    }
+
+    /// A server on `addr` (a restart of a stopped server keeps its URL).
+    pub async fn start_on(addr: SocketAddr) -> McpServer {
         let log = Arc::new(Mutex::new(Vec::new()));
         let app = Router::new()
             .route("/mcp", post(rpc).get(other).delete(other))
             .with_state(log.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
