@@ -92,6 +92,10 @@ impl Inner {
         )
         .await
         .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        if let Err(error) = crate::mcp::verify(&process.connection, &self.config).await {
+            process.shutdown().await;
+            return Err(error);
+        }
         let known = self.thread_id();
         match open_thread(
             &process.connection,

@@ -72,6 +72,69 @@ pub fn overrides(config: &SessionConfiguration) -> Vec<String> {
     vec![format!("mcp_servers={{{}}}", tables.join(","))]
 }
 
+/// Checks, before the thread opens, that the configuration codex loaded keeps each declared
+/// server as declared: its URL (the gateway's), no bearer reference or headers of its own, and
+/// the declared tool selection. A config layer that moved a server fails the start.
+pub async fn verify(
+    connection: &crate::jsonrpc::Connection,
+    config: &SessionConfiguration,
+) -> Result<(), AdapterError> {
+    if config.mcp_servers.is_empty() {
+        return Ok(());
+    }
+    let loaded = connection
+        .request(
+            "config/read",
+            serde_json::json!({}),
+            crate::launch::CONTROL_TIMEOUT,
+        )
+        .await
+        .map_err(crate::turn::rpc_error)?;
+    check_loaded(&loaded, config)
+}
+
+/// [`verify`]'s comparison of a `config/read` result with the declared servers.
+fn check_loaded(loaded: &Value, config: &SessionConfiguration) -> Result<(), AdapterError> {
+    for server in &config.mcp_servers {
+        let label = &server.server_label;
+        let native = loaded
+            .pointer("/config/mcp_servers")
+            .and_then(|s| s.get(label.as_str()))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let mismatch = |what: &str| {
+            Err(AdapterError::InvalidConfiguration(format!(
+                "codex's loaded configuration changes the {what} of MCP server {label}"
+            )))
+        };
+        if native.get("url").and_then(Value::as_str) != Some(server.server_url.as_str()) {
+            return mismatch("URL");
+        }
+        let present = |k: &str| native.get(k).is_some_and(|v| !v.is_null());
+        if present("bearer_token_env_var") || present("bearer_token") {
+            return mismatch("bearer reference");
+        }
+        let no_headers = |k: &str| {
+            native
+                .get(k)
+                .is_none_or(|v| v.is_null() || v.as_object().is_some_and(|o| o.is_empty()))
+        };
+        if !no_headers("http_headers") || !no_headers("env_http_headers") {
+            return mismatch("headers");
+        }
+        if let Some(allowed) = &server.allowed_tools {
+            let loaded: Option<Vec<&str>> = native
+                .get("enabled_tools")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect());
+            if loaded != Some(allowed.iter().map(String::as_str).collect()) {
+                return mismatch("enabled tools");
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A `mcpToolCall` item as an observation, or `None` for another item.
 pub fn observation(item: &Value) -> Option<AdapterEvent> {
     if item.get("type").and_then(Value::as_str) != Some("mcpToolCall") {
@@ -139,6 +202,63 @@ pub fn result_text(result: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+    use switchboard_protocol::McpServer;
+
+    fn declared(allowed: Option<Vec<String>>) -> SessionConfiguration {
+        let mut config: SessionConfiguration = serde_json::from_value(json!({
+            "harness": "codex", "model": "m", "instructions": null,
+            "model_provider": {"protocol": "responses", "base_url": "http://127.0.0.1:1/v1",
+                "api_key": "k", "context_window": null, "max_output_tokens": null},
+            "function_tools": [], "tool_search": false, "execution_controls": {},
+            "mcp_servers": [], "harness_config": null, "workspace": null,
+        }))
+        .unwrap();
+        config.mcp_servers = vec![McpServer {
+            server_label: "lab".into(),
+            server_url: "http://127.0.0.1:5/s/0".into(),
+            headers: Default::default(),
+            allowed_tools: allowed,
+            required: false,
+            bearer: None,
+        }];
+        config
+    }
+
+    #[test]
+    fn the_loaded_configuration_must_keep_each_declared_server() {
+        let config = declared(Some(vec!["a".into()]));
+        let loaded =
+            |server: serde_json::Value| json!({"config": {"mcp_servers": {"lab": server}}});
+        let kept =
+            json!({"url": "http://127.0.0.1:5/s/0", "enabled_tools": ["a"], "http_headers": null});
+        assert!(check_loaded(&loaded(kept), &config).is_ok());
+        for (changed, what) in [
+            (
+                json!({"url": "http://elsewhere/mcp", "enabled_tools": ["a"]}),
+                "URL",
+            ),
+            (
+                json!({"url": "http://127.0.0.1:5/s/0", "enabled_tools": ["a"], "bearer_token_env_var": "T"}),
+                "bearer reference",
+            ),
+            (
+                json!({"url": "http://127.0.0.1:5/s/0", "enabled_tools": ["a"], "http_headers": {"X": "1"}}),
+                "headers",
+            ),
+            (
+                json!({"url": "http://127.0.0.1:5/s/0", "enabled_tools": ["a", "b"]}),
+                "enabled tools",
+            ),
+        ] {
+            let Err(AdapterError::InvalidConfiguration(m)) =
+                check_loaded(&loaded(changed), &config)
+            else {
+                panic!("{what}: accepted")
+            };
+            assert!(m.contains(what), "{m}");
+        }
+        assert!(check_loaded(&json!({"config": {}}), &config).is_err());
+    }
 
     #[test]
     fn a_completed_call_keeps_label_tool_arguments_and_text() {
