@@ -93,6 +93,12 @@ impl McpPlan {
             }
             for tool in tools {
                 let native = native_tool_name(label, &tool);
+                if let Some((_, other)) = plan.names.get(&native) {
+                    // claude would offer one of the two under that name: refuse to guess.
+                    return Err(AdapterError::InvalidConfiguration(format!(
+                        "MCP server {label}: tools {other:?} and {tool:?} have the same name in claude ({native})"
+                    )));
+                }
                 if !server.allows(&tool)
                     && server.allowed_tools.as_ref().is_some_and(|a| !a.is_empty())
                 {
@@ -379,5 +385,56 @@ fn result_text(content: &Value) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn native_names_replace_each_utf16_unit_outside_the_alphabet() {
+        assert_eq!(
+            native_tool_name("lab", "get.weather"),
+            "mcp__lab__get_weather"
+        );
+        assert_eq!(native_tool_name("lab", "a😀"), "mcp__lab__a__");
+    }
+
+    #[test]
+    fn a_tool_result_closes_its_call_with_the_observed_text() {
+        let names = std::sync::Arc::new(HashMap::from([(
+            "mcp__lab__get_weather".to_owned(),
+            ("lab".to_owned(), "get_weather".to_owned()),
+        )]));
+        let mut calls = McpCalls::new(names);
+        let mut out = Vec::new();
+        calls.assistant(
+            &json!({"content": [{"type": "tool_use", "id": "toolu_1", "name": "mcp__lab__get_weather", "input": {"city": "Paris"}},
+                                 {"type": "tool_use", "id": "toolu_2", "name": "mcp__functions__f", "input": {}}]}),
+            &mut out,
+        );
+        calls.user(
+            &[
+                json!({"type": "tool_result", "tool_use_id": "toolu_1", "is_error": true,
+                     "content": [{"type": "text", "text": "boom"}]}),
+            ],
+            &mut out,
+        );
+        let [AdapterEvent::McpCall(open), AdapterEvent::McpCall(done)] = out.as_slice() else {
+            panic!("{out:?}")
+        };
+        assert_eq!(
+            (open.status, open.arguments.as_str()),
+            (McpCallStatus::InProgress, r#"{"city":"Paris"}"#)
+        );
+        assert_eq!(
+            (done.status, done.error.as_deref(), done.output.as_deref()),
+            (McpCallStatus::Failed, Some("boom"), None)
+        );
+        assert_eq!(
+            (done.server_label.as_str(), done.name.as_str()),
+            ("lab", "get_weather")
+        );
     }
 }
