@@ -31,6 +31,7 @@ async fn full_turn_with_bearer(harness: HarnessId, test: &str) {
     let Some(binary) = binary(harness, test) else {
         return;
     };
+    let logs = capture_logs();
     let mcp = TestServer::start().await;
     let model = model(mcp_tool_turn(
         "lab",
@@ -98,6 +99,12 @@ async fn full_turn_with_bearer(harness: HarnessId, test: &str) {
     assert!(!format!("{frames:?}").contains(BEARER));
     let hits = leak_scan(BEARER, &[state.path()]);
     assert!(hits.is_empty(), "the bearer leaked to {hits:?}");
+    let logs = String::from_utf8_lossy(&logs.lock().unwrap()).into_owned();
+    assert!(
+        !logs.is_empty(),
+        "the Runtime logged nothing: the capture is not working"
+    );
+    assert!(!logs.contains(BEARER), "the bearer is in the Runtime's log");
 }
 
 /// Anonymous servers, `allowed_tools` of one, `[]` and null, and an optional server that is

@@ -262,3 +262,26 @@ pub fn mcp_calls(frames: &[RuntimeToCore]) -> Vec<switchboard_protocol::McpCall>
         })
         .collect()
 }
+
+/// Captures this test process's logs (every level) from now on; nextest runs each test in its
+/// own process, so the capture is the test's alone.
+pub fn capture_logs() -> Arc<std::sync::Mutex<Vec<u8>>> {
+    #[derive(Clone)]
+    struct Sink(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Sink {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buffer = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = Sink(buffer.clone());
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_writer(move || sink.clone())
+        .try_init();
+    buffer
+}
