@@ -75,3 +75,35 @@ pub struct McpCall {
     pub error: Option<String>,
     pub status: McpCallStatus,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(allowed: Option<Vec<String>>) -> McpServer {
+        McpServer {
+            server_label: "lab".into(),
+            server_url: "http://127.0.0.1:1/mcp".into(),
+            headers: Map::new(),
+            allowed_tools: allowed,
+            required: false,
+            bearer: Some("tok-secret".into()),
+        }
+    }
+
+    #[test]
+    fn debug_never_prints_the_bearer() {
+        let text = format!("{:?}", server(None));
+        assert!(!text.contains("tok-secret") && text.contains("<redacted>"), "{text}");
+    }
+
+    #[test]
+    fn null_allows_every_tool_and_an_empty_list_none() {
+        assert!(server(None).allows("x"));
+        assert!(!server(Some(vec![])).allows("x"));
+        assert!(server(Some(vec!["x".into()])).allows("x"));
+        let wire = |s: McpServer| serde_json::to_value(s).unwrap()["allowed_tools"].clone();
+        assert_eq!(wire(server(None)), Value::Null);
+        assert_eq!(wire(server(Some(vec![]))), serde_json::json!([]));
+    }
+}
