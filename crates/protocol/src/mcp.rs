@@ -94,7 +94,10 @@ mod tests {
     #[test]
     fn debug_never_prints_the_bearer() {
         let text = format!("{:?}", server(None));
-        assert!(!text.contains("tok-secret") && text.contains("<redacted>"), "{text}");
+        assert!(
+            !text.contains("tok-secret") && text.contains("<redacted>"),
+            "{text}"
+        );
     }
 
     #[test]
