@@ -22,6 +22,7 @@ use tokio::sync::mpsc;
 use crate::input::user_content;
 use crate::launch::launch;
 use crate::layout::StateLayout;
+use crate::mcp::McpPlan;
 use crate::resume::{native_session, session_id};
 use crate::stream::{Connection, Inbound};
 use crate::turn::{self, TurnSetup, stream_error};
@@ -32,6 +33,8 @@ struct Inner {
     config: SessionConfiguration,
     /// Where every launch of the process runs (`None`: `environment: none`).
     placement: Option<ProcessPlacement>,
+    /// The Session's MCP servers as the inventory at preparation left them.
+    mcp: Arc<McpPlan>,
     session_id: String,
     turn_deadline: Duration,
     slot: ProcessSlot<Connection, Inbound>,
@@ -48,9 +51,11 @@ impl ClaudeExecutor {
         let layout = StateLayout::new(launch.state_dir);
         let session_id = session_id(&layout)
             .map_err(|e| AdapterError::Launch(format!("cannot record the session id: {e}")))?;
+        let mcp = Arc::new(McpPlan::prepare(&launch.configuration).await?);
         let inner = Arc::new(Inner {
             binary: launch.binary,
             layout,
+            mcp,
             config: launch.configuration,
             placement: launch.placement,
             session_id,
@@ -73,11 +78,13 @@ impl Inner {
             return Ok(());
         }
         let session = native_session(&self.layout, &self.session_id);
+        self.mcp.check_required().await?;
         let process = launch(
             &self.binary,
             &self.layout,
             &self.config,
             self.placement.as_ref(),
+            &self.mcp,
             session,
         )
         .await
@@ -129,6 +136,7 @@ impl SessionExecutor for ClaudeExecutor {
                 io,
                 input_uuid,
                 structured: inner.config.execution_controls.output_format.is_some(),
+                mcp_names: Arc::new(inner.mcp.names.clone()),
                 deadline: inner.turn_deadline,
             })
         }))

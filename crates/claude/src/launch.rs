@@ -21,6 +21,7 @@ use switchboard_protocol::{ProcessPlacement, SessionConfiguration};
 use crate::flags::{self, FUNCTIONS_SERVER, NativeSession, ToolProfile};
 use crate::functions::FunctionServer;
 use crate::layout::StateLayout;
+use crate::mcp::McpPlan;
 use crate::stream::{Connection, Inbound, PermissionPolicy, StreamError};
 use crate::workspace_tools;
 
@@ -45,6 +46,7 @@ pub async fn launch(
     layout: &StateLayout,
     config: &SessionConfiguration,
     placement: Option<&ProcessPlacement>,
+    mcp: &McpPlan,
     session: NativeSession<'_>,
 ) -> Result<ClaudeProcess, LaunchError> {
     let profile = match placement {
@@ -63,12 +65,14 @@ pub async fn launch(
         stdout,
     } = process::spawn(binary, layout, placement, |command| {
         command
-            .args(flags::arguments(config, layout, session, profile))
+            .args(arguments(config, mcp, layout, session, profile))
             .envs(flags::environment(config, layout));
     })?;
     let server = Arc::new(FunctionServer::new(&config.function_tools));
+    let mut allowed = flags::allowed_tools(config);
+    allowed.extend(mcp.approvals());
     let policy = PermissionPolicy {
-        allowed: flags::allowed_tools(config),
+        allowed,
         all_except: (profile == ToolProfile::Workspace).then(|| {
             workspace_tools::withheld(config)
                 .into_iter()
@@ -100,4 +104,17 @@ pub async fn launch(
             Err(error.into())
         }
     }
+}
+
+/// The command line: the configuration's flags with the Session's MCP servers added.
+fn arguments(
+    config: &SessionConfiguration,
+    mcp: &McpPlan,
+    layout: &StateLayout,
+    session: NativeSession<'_>,
+    profile: ToolProfile,
+) -> Vec<String> {
+    let mut args = flags::arguments(config, layout, session, profile);
+    mcp.extend_arguments(&mut args);
+    args
 }

@@ -36,6 +36,7 @@ pub mod functions;
 pub mod input;
 pub mod launch;
 pub mod layout;
+pub mod mcp;
 pub mod native_result;
 pub mod receipts;
 pub mod resume;
@@ -72,8 +73,8 @@ impl NativeHarness for ClaudeCode {
     const PINNED: PinnedBinary = binary::PINNED;
 
     /// What this adapter implements, for the Runtime's advertisement. Each is exercised against
-    /// the pinned binary by this crate's tests; MCP servers and Subagent observations are not
-    /// implemented yet.
+    /// the pinned binary by this crate's tests; HTTP MCP servers come through the Runtime's
+    /// credential gateway ([`mcp`]). Subagent observations are not implemented yet.
     fn capabilities() -> Capabilities {
         Capabilities {
             streaming: true,
@@ -102,6 +103,9 @@ impl NativeHarness for ClaudeCode {
             workspace_read_preparation: true,
             workspace_output_export: true,
             managed_workspace: true,
+            mcp_http_tools: true,
+            mcp_http_required: true,
+            mcp_http_bearer_auth: true,
             ..Capabilities::default()
         }
     }
@@ -140,9 +144,7 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
             "model cannot contain NUL (it is passed as --model)",
         ));
     }
-    if !config.mcp_servers.is_empty() {
-        return Err(invalid("MCP servers are not supported by this Runtime yet"));
-    }
+    mcp::validate(config)?;
     functions::validate(&config.function_tools).map_err(invalid)?;
     let controls = &config.execution_controls;
     if let Some(web_search) = &controls.web_search {

@@ -111,6 +111,7 @@ pub fn completed_observation(item: &Value) -> Option<AdapterEvent> {
             })
         }
         "webSearch" => Some(web_search(item, WebSearchStatus::Completed)),
+        "mcpToolCall" => crate::mcp::observation(item),
         "commandExecution" => command_execution(item),
         _ => None,
     }

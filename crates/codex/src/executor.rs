@@ -53,7 +53,10 @@ impl CodexExecutor {
         let thread_id = load_thread_id(&layout);
         let inner = Arc::new(Inner {
             binary: launch.binary,
-            overrides: config_overrides(&launch.configuration, launch.placement.is_some()),
+            overrides: config_overrides(&launch.configuration, launch.placement.is_some())
+                .into_iter()
+                .chain(crate::mcp::overrides(&launch.configuration))
+                .collect(),
             placement: launch.placement,
             layout,
             config: launch.configuration,
@@ -98,6 +101,10 @@ impl Inner {
         )
         .await
         .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        if let Err(error) = crate::mcp::verify(&process.connection, &self.config).await {
+            process.shutdown().await;
+            return Err(error);
+        }
         let known = self.thread_id();
         match open_thread(
             &process.connection,

@@ -6,6 +6,7 @@
 //! - [`binary`]: the pinned version and where its native binary is.
 //! - [`overrides`]: the frozen configuration as `-c` config overrides (provider, web search,
 //!   code mode, …), re-applied on every launch.
+//! - [`mcp`]: the Session's MCP servers in `[mcp_servers]`, `mcpToolCall` as `mcp_call`.
 //! - [`managed`]: codex's managed requirements, checked before a thread starts or resumes.
 //! - [`launch`]: the hermetic process (own `CODEX_HOME`, empty environment) and `initialize`.
 //! - [`jsonrpc`]: framing, request/response matching, the inbound channel.
@@ -30,6 +31,7 @@ pub mod executor;
 pub mod jsonrpc;
 pub mod launch;
 pub mod managed;
+pub mod mcp;
 pub mod overrides;
 pub mod receipts;
 pub mod resume;
@@ -108,6 +110,9 @@ impl NativeHarness for Codex {
             workspace_read_preparation: true,
             workspace_output_export: true,
             managed_workspace: true,
+            mcp_http_tools: true,
+            mcp_http_required: true,
+            mcp_http_bearer_auth: true,
             ..Capabilities::default()
         }
     }
@@ -136,11 +141,7 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
             "codex needs a model provider that speaks the Responses protocol".into(),
         ));
     }
-    if !config.mcp_servers.is_empty() {
-        return Err(AdapterError::InvalidConfiguration(
-            "MCP servers are not supported by this Runtime yet".into(),
-        ));
-    }
+    mcp::validate(config)?;
     dynamic_tools::validate_names(&config.function_tools)
         .map_err(AdapterError::InvalidConfiguration)
 }

@@ -134,6 +134,7 @@ impl TurnDriver for Driver {
                                 Some("commandExecution") => out.extend(command_execution(item)),
                                 _ => {}
                             }
+                            out.extend(crate::mcp::observation(item));
                         }
                     }
                     "item/agentMessage/delta" => self.messages.delta(&params, out),

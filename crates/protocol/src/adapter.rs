@@ -192,6 +192,8 @@ pub enum AdapterEvent {
         status: WebSearchStatus,
         action: Option<WebSearchAction>,
     },
+    /// A native call to a declared MCP server started or ended (the same `item_id` both times).
+    McpCall(crate::mcp::McpCall),
     /// A function call is pending: published before anything else about the call.
     FunctionCall {
         call_id: String,
@@ -301,6 +303,7 @@ impl AdapterEvent {
                 }
                 .into(),
             ],
+            E::McpCall(call) => vec![call.into()],
             E::FunctionCall {
                 call_id,
                 name,

@@ -27,6 +27,7 @@ use switchboard_protocol::{
 };
 use tokio::sync::{broadcast, mpsc};
 
+use crate::mcp_gateway::{McpGateway, WithGateway};
 use crate::registry::Registry;
 use crate::sessions::{Notice, Sessions};
 
@@ -242,13 +243,34 @@ impl Loop {
                 )
                 .await;
         };
+        // The harness sees only the gateway's URLs (crate::mcp_gateway): no bearer reaches it.
+        let (configuration, gateway) = match McpGateway::start(configuration).await {
+            Ok(started) => started,
+            Err(error) => {
+                let error = AdapterError::InvalidConfiguration(error.to_string());
+                return self
+                    .preparation(
+                        &session_id,
+                        PreparationState::Failed,
+                        Some((error.code(), error.to_string())),
+                    )
+                    .await;
+            }
+        };
         let request = PrepareRequest {
             session_id: session_id.clone(),
             configuration,
             state_dir: self.options.state_root.join(&session_id),
             placement: None,
         };
-        match adapter.prepare(request).await {
+        let prepared = adapter
+            .prepare(request)
+            .await
+            .map(|executor| match gateway {
+                Some(gateway) => Box::new(WithGateway { executor, gateway }),
+                None => executor,
+            });
+        match prepared {
             Ok(executor) => {
                 self.sessions.insert(&session_id, Arc::from(executor));
                 self.preparation(&session_id, PreparationState::Ready, None)
