@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fake_core;
+pub mod workspace;
 // The same scripted provider the codex adapter's tests use: one copy, shared by path.
 #[path = "../../../codex/tests/support/fake_responses.rs"]
 pub mod fake_responses;
