@@ -89,18 +89,22 @@ impl Bwrap {
     /// Finds `bwrap` ([`BWRAP_ENV`], else `PATH`) and checks that it can build a sandbox here,
     /// namespaces included; `None` when it cannot, and managed workspaces are not offered.
     pub fn probe() -> Option<Bwrap> {
-        let program = match std::env::var_os(BWRAP_ENV) {
-            Some(path) if path.is_empty() => return None,
-            Some(path) => PathBuf::from(path),
-            None => find_in_path("bwrap")?,
+        match std::env::var_os(BWRAP_ENV) {
+            Some(path) if path.is_empty() => None,
+            Some(path) => Bwrap::at(Path::new(&path)),
+            None => Bwrap::at(&find_in_path("bwrap")?),
+        }
+    }
+
+    /// The `bwrap` at `program`, if it builds a sandbox here: a no-op runs in the same layout a
+    /// workspace gets, without network.
+    pub fn at(program: &Path) -> Option<Bwrap> {
+        let bwrap = Bwrap {
+            program: program.to_owned(),
         };
-        let bwrap = Bwrap { program };
-        let probe_dir = std::env::temp_dir();
-        let layout = Layout::new(probe_dir, NetworkAccess::Disabled);
+        let layout = Layout::new(std::env::temp_dir(), NetworkAccess::Disabled);
         let mut args = bwrap.wrapper(&layout);
-        args.push("/bin/sh".into());
-        args.push("-c".into());
-        args.push("exit 0".into());
+        args.extend(["/bin/sh".into(), "-c".into(), "exit 0".into()]);
         let (program, args) = args.split_first()?;
         let ok = std::process::Command::new(program)
             .args(args)
