@@ -61,7 +61,13 @@ async fn a_self_hosted_workspace_is_its_directory() {
     );
 
     // As the user names it: an absolute path without `..`.
-    let directory = project.path().canonicalize().unwrap().to_str().unwrap().to_owned();
+    let directory = project
+        .path()
+        .canonicalize()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
     let mut config = configuration("http://127.0.0.1:9", vec![]);
     config.workspace = Some(self_hosted(&directory));
     prepare(&mut runtime, "sess_home", config).await;
