@@ -23,6 +23,7 @@ use switchboard_protocol::messages::{
     Done, ErrorEvent, ExecutionPrepare, ExecutionStart, FunctionResult, PreparationState,
     PreparationStatus, PromptSteer, PromptSteerAck, ProtocolError, TurnOutcome, WorkspaceResult,
 };
+use switchboard_protocol::workspace::WorkspaceEntry;
 use switchboard_protocol::{
     AdapterError, CoreToRuntime, PrepareRequest, Receipt, RuntimeToCore, TurnRequest,
 };
@@ -155,21 +156,20 @@ impl Loop {
                 tokio::spawn(async move { self.release(r.session_id).await });
             }
             CoreToRuntime::WorkspaceWrite(w) => {
-                let outcome = self
-                    .workspaces
-                    .write(&w.environment_id, w.placement, &w.file)
-                    .map(|entry| vec![entry]);
-                self.workspace_result(id, w.environment_id, outcome);
+                self.workspace(id, w.environment_id.clone(), move |ws| {
+                    ws.write(&w.environment_id, w.placement, &w.file)
+                        .map(|entry| vec![entry])
+                })
             }
             CoreToRuntime::WorkspaceList(l) => {
-                let outcome =
-                    self.workspaces
-                        .list(&l.environment_id, l.placement, l.path.as_deref());
-                self.workspace_result(id, l.environment_id, outcome);
+                self.workspace(id, l.environment_id.clone(), move |ws| {
+                    ws.list(&l.environment_id, l.placement, l.path.as_deref())
+                })
             }
             CoreToRuntime::WorkspaceRemove(r) => {
-                let outcome = self.workspaces.remove(&r.environment_id).map(|()| vec![]);
-                self.workspace_result(id, r.environment_id, outcome);
+                self.workspace(id, r.environment_id.clone(), move |ws| {
+                    ws.remove(&r.environment_id).map(|()| vec![])
+                })
             }
             CoreToRuntime::Welcome(_) | CoreToRuntime::HelloRefused(_) => {
                 let frame_type = if matches!(frame.message, CoreToRuntime::Welcome(_)) {
@@ -185,29 +185,41 @@ impl Loop {
         }
     }
 
-    /// Answers a `workspace_*` request with the same frame id. The file operations are short
-    /// and local, so they run inline; only sending waits.
-    fn workspace_result(
+    /// Runs a `workspace_*` request and answers with the same frame id. File operations block,
+    /// so they run on the blocking pool, never in the frame loop.
+    fn workspace(
         self: Arc<Self>,
         id: Option<String>,
         environment_id: String,
-        outcome: Result<Vec<switchboard_protocol::workspace::WorkspaceEntry>, WorkspaceError>,
+        operation: impl FnOnce(&Workspaces) -> Result<Vec<WorkspaceEntry>, WorkspaceError>
+        + Send
+        + 'static,
     ) {
-        let result = match outcome {
-            Ok(files) => WorkspaceResult {
-                environment_id,
-                files,
-                error_code: None,
-                error: None,
-            },
-            Err(error) => WorkspaceResult {
-                environment_id,
-                files: Vec::new(),
-                error_code: Some(error.code().to_owned()),
-                error: Some(error.to_string()),
-            },
-        };
-        tokio::spawn(async move { self.send(id, result.into()).await });
+        tokio::spawn(async move {
+            let this = self.clone();
+            let outcome = tokio::task::spawn_blocking(move || operation(&this.workspaces))
+                .await
+                .unwrap_or_else(|e| {
+                    Err(WorkspaceError::Sandbox(format!(
+                        "the workspace operation did not finish: {e}"
+                    )))
+                });
+            let result = match outcome {
+                Ok(files) => WorkspaceResult {
+                    environment_id,
+                    files,
+                    error_code: None,
+                    error: None,
+                },
+                Err(error) => WorkspaceResult {
+                    environment_id,
+                    files: Vec::new(),
+                    error_code: Some(error.code().to_owned()),
+                    error: Some(error.to_string()),
+                },
+            };
+            self.send(id, result.into()).await;
+        });
     }
 
     async fn protocol_error(
