@@ -91,7 +91,7 @@ pub struct Forwarder {
 impl Forwarder {
     pub fn start(socket: &Path, upstream: (String, u16)) -> Result<Forwarder, RelayError> {
         let _ = std::fs::remove_file(socket);
-        let listener = UnixListener::bind(socket)?;
+        let listener = bind(socket)?;
         let task = tokio::spawn(async move {
             while let Ok((inbound, _)) = listener.accept().await {
                 let upstream = upstream.clone();
@@ -116,6 +116,28 @@ impl Drop for Forwarder {
         self.task.abort();
         let _ = std::fs::remove_file(&self.socket);
     }
+}
+
+/// Binds `socket`, whatever the length of its path: a socket address holds at most 107 bytes,
+/// and a data dir can be deeper than that, so a long path is bound through its directory's
+/// descriptor (`/proc/self/fd/N/name`), which names the same directory in a few bytes.
+fn bind(socket: &Path) -> std::io::Result<UnixListener> {
+    const SUN_PATH_MAX: usize = 107;
+    if socket.as_os_str().len() <= SUN_PATH_MAX {
+        return UnixListener::bind(socket);
+    }
+    let (Some(dir), Some(name)) = (socket.parent(), socket.file_name()) else {
+        return UnixListener::bind(socket);
+    };
+    let dir = rustix::fs::open(
+        dir,
+        rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::empty(),
+    )?;
+    let short = Path::new("/proc/self/fd")
+        .join(std::os::fd::AsRawFd::as_raw_fd(&dir).to_string())
+        .join(name);
+    UnixListener::bind(short)
 }
 
 async fn pipe(mut a: UnixStream, mut b: TcpStream) {
@@ -173,6 +195,31 @@ pub async fn run_inside(args: Vec<OsString>) -> Result<i32, RelayError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_socket_deeper_than_an_address_holds_is_still_bound() {
+        let base = std::env::temp_dir().join(format!("relay-bind-{}", std::process::id()));
+        let deep = base.join("d".repeat(60)).join("e".repeat(60));
+        std::fs::create_dir_all(&deep).unwrap();
+        let socket = deep.join(SOCKET_NAME);
+        let listener = bind(&socket).unwrap();
+        assert!(socket.exists());
+        let client = tokio::spawn({
+            let socket = socket.clone();
+            async move {
+                // Connecting by the same long path: through the directory's descriptor too.
+                let dir = std::fs::File::open(socket.parent().unwrap()).unwrap();
+                let short = format!(
+                    "/proc/self/fd/{}/{SOCKET_NAME}",
+                    std::os::fd::AsRawFd::as_raw_fd(&dir)
+                );
+                UnixStream::connect(short).await.unwrap()
+            }
+        });
+        listener.accept().await.unwrap();
+        client.await.unwrap();
+        std::fs::remove_dir_all(base).unwrap();
+    }
 
     #[test]
     fn loopback_and_localhost_keep_their_url() {
