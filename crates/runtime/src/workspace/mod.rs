@@ -200,7 +200,9 @@ impl Workspaces {
                 ))
             })?;
         let Some((root, mount)) = self.root_of(environment_id, placement, true)? else {
-            unreachable!("a created root always exists");
+            return Err(WorkspaceError::NotFound(format!(
+                "The workspace of {environment_id} does not exist."
+            )));
         };
         let path = parse(&file.path, &mount)?;
         let Some((parent, name)) = path.split_last() else {
