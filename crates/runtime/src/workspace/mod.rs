@@ -19,7 +19,7 @@ pub mod walk;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use base64::Engine;
 use switchboard_protocol::workspace::{
@@ -112,8 +112,9 @@ pub struct Workspaces {
     /// Self-hosted directories by Environment, learnt from prepared Sessions: the `workspace_*`
     /// frames name only the Environment.
     self_hosted: Mutex<HashMap<String, PathBuf>>,
-    /// One Environment's files and setup at a time (two Sessions may share an Environment).
-    setup: tokio::sync::Mutex<()>,
+    /// One preparation of an Environment's files and setup at a time (two Sessions may share an
+    /// Environment); other Environments do not wait.
+    setup: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl Workspaces {
@@ -122,7 +123,7 @@ impl Workspaces {
             options,
             bwrap,
             self_hosted: Mutex::new(HashMap::new()),
-            setup: tokio::sync::Mutex::new(()),
+            setup: Mutex::new(HashMap::new()),
         }
     }
 
@@ -300,6 +301,10 @@ impl Workspaces {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(environment_id);
+        self.setup
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(environment_id);
         let dir = self.environment_dir(environment_id)?;
         // `remove_dir_all` does not follow symlinks, so a planted one removes only itself.
         match std::fs::remove_dir_all(&dir) {
@@ -451,7 +456,14 @@ impl Workspaces {
         workspace: &Workspace,
         env: &[(String, String)],
     ) -> Result<(), WorkspaceError> {
-        let _one_at_a_time = self.setup.lock().await;
+        let lock = self
+            .setup
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(workspace.environment_id.clone())
+            .or_default()
+            .clone();
+        let _one_at_a_time = lock.lock().await;
         let marker = self
             .environment_dir(&workspace.environment_id)?
             .join("prepared");
