@@ -29,6 +29,7 @@ use switchboard_protocol::{
 };
 use tokio::sync::{broadcast, mpsc};
 
+use crate::mcp_gateway::{McpGateway, WithGateway};
 use crate::registry::Registry;
 use crate::sessions::{Notice, Sessions};
 use crate::workspace::relay::Forwarder;
@@ -293,6 +294,20 @@ impl Loop {
                 )
                 .await;
         };
+        // The harness sees only the gateway's URLs (crate::mcp_gateway): no bearer reaches it.
+        let (configuration, gateway) = match McpGateway::start(configuration).await {
+            Ok(started) => started,
+            Err(error) => {
+                let error = AdapterError::InvalidConfiguration(error.to_string());
+                return self
+                    .preparation(
+                        &session_id,
+                        PreparationState::Failed,
+                        Some((error.code(), error.to_string())),
+                    )
+                    .await;
+            }
+        };
         let mut configuration = configuration;
         let state_dir = self.options.state_root.join(&session_id);
         let mut placement = None;
@@ -332,7 +347,14 @@ impl Loop {
             state_dir,
             placement,
         };
-        match adapter.prepare(request).await {
+        let prepared = adapter
+            .prepare(request)
+            .await
+            .map(|executor| match gateway {
+                Some(gateway) => Box::new(WithGateway { executor, gateway }),
+                None => executor,
+            });
+        match prepared {
             Ok(executor) => {
                 if let Some(relay) = relay {
                     self.relays_held().insert(session_id.clone(), relay);

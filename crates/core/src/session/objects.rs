@@ -91,26 +91,30 @@ impl Turn {
     }
 }
 
-/// A required action of the `function_call` kind (the only kind Sessions on `none` have).
+/// A required action: a function call awaiting its result, or an offline self-hosted
+/// Environment awaiting its Runtime (core-contracts §3.6).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RequiredAction {
-    /// The arguments as the model wrote them (JSON text).
-    pub arguments: String,
-    pub call_id: String,
-    pub name: String,
-    pub turn_id: String,
-    #[serde(rename = "type")]
-    pub kind: String,
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RequiredAction {
+    FunctionCall {
+        /// The arguments as the model wrote them (JSON text).
+        arguments: String,
+        call_id: String,
+        name: String,
+        turn_id: String,
+    },
+    EnvironmentConnection {
+        environment_id: String,
+    },
 }
 
 impl RequiredAction {
     pub fn function_call(turn_id: &str, call_id: &str, name: &str, arguments: &str) -> Self {
-        RequiredAction {
+        RequiredAction::FunctionCall {
             arguments: arguments.to_owned(),
             call_id: call_id.to_owned(),
             name: name.to_owned(),
             turn_id: turn_id.to_owned(),
-            kind: "function_call".into(),
         }
     }
 }
@@ -217,6 +221,21 @@ pub fn web_search_call_item(id: &str, turn_id: &str, action: Value, status: &str
     json!({
         "id": id, "type": "web_search_call", "turn_id": turn_id, "action": action,
         "status": status,
+    })
+}
+
+/// A native call to a declared MCP server (agents-api-wire §7): the declared label, the
+/// server's own tool name, arguments text, the observed output or error.
+pub fn mcp_call_item(
+    id: &str,
+    turn_id: &str,
+    call: &switchboard_protocol::McpCall,
+    status: &str,
+) -> Value {
+    json!({
+        "id": id, "type": "mcp_call", "turn_id": turn_id, "server_label": call.server_label,
+        "name": call.name, "arguments": call.arguments, "output": call.output,
+        "error": call.error, "status": status,
     })
 }
 

@@ -4,6 +4,8 @@
 #![allow(dead_code)]
 
 pub mod fake_core;
+pub mod mcp;
+pub mod mcp_server;
 pub mod workspace;
 // The same scripted provider the codex adapter's tests use: one copy, shared by path.
 #[path = "../../../codex/tests/support/fake_responses.rs"]
