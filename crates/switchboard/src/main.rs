@@ -31,6 +31,13 @@ enum Command {
     Harness(harness::HarnessArgs),
     /// Run a Runtime that dials Core over a WebSocket and runs its Sessions here.
     Runtime(runtime::RuntimeArgs),
+    /// Inside a managed workspace's sandbox without network: relay the model provider, then run
+    /// the harness (started by the Runtime, not by people).
+    #[command(hide = true)]
+    SandboxRelay {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -57,6 +64,10 @@ fn main() -> anyhow::Result<()> {
             }
             Command::Harness(a) => harness::run(a).await,
             Command::Runtime(a) => runtime::run(a).await,
+            Command::SandboxRelay { args } => {
+                let code = switchboard_runtime::workspace::relay::run_inside(args).await?;
+                std::process::exit(code)
+            }
         }
     })
 }

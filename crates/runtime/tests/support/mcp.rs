@@ -55,9 +55,9 @@ pub fn runtime_evicting_after(
 ) -> LocalRuntime {
     let locator = Locator::new(state).with_explicit(harness, binary);
     let options = RuntimeOptions {
-        state_root: state.join("sessions"),
         idle_timeout: idle,
         heartbeat_interval: Duration::from_secs(30),
+        ..RuntimeOptions::for_data_dir(state)
     };
     LocalRuntime::start(Arc::new(Registry::standard(locator)), options)
 }
