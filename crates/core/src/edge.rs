@@ -15,7 +15,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use switchboard_execution::ValidationError;
-use switchboard_wire::body::{BodyGate, DEFAULT_LIMIT, too_large};
+use switchboard_wire::body::{BodyGate, DEFAULT_LIMIT, timed_out, too_large};
 use switchboard_wire::ids::{IdKind, new_id};
 use switchboard_wire::{ApiError, ErrorCode};
 
@@ -141,6 +141,9 @@ impl IntoResponse for Failure {
         if e.www_authenticate() {
             h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
+        if e.status == 408 {
+            h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
         resp
     }
 }
@@ -219,9 +222,20 @@ impl<S: Send + Sync, const LIMIT: usize> FromRequest<S> for GatedJson<LIMIT> {
             .map(str::to_owned);
         let bytes = axum::body::to_bytes(req.into_body(), LIMIT)
             .await
-            .map_err(|_| Failure(too_large(LIMIT)))?;
+            .map_err(body_failure::<LIMIT>)?;
         let map = BodyGate { limit: LIMIT }.parse(content_type.as_deref(), &bytes)?;
         Ok(GatedJson(map))
+    }
+}
+
+/// Over the limit is 413. Any other body error is a body that stopped arriving (the server's
+/// body-read timeout, or a client gone mid-body): 408, and the connection is not reused since
+/// the rest of that body may still come.
+fn body_failure<const LIMIT: usize>(e: axum::Error) -> Failure {
+    if e.into_inner().is::<http_body_util::LengthLimitError>() {
+        Failure(too_large(LIMIT))
+    } else {
+        Failure(timed_out())
     }
 }
 

@@ -203,6 +203,15 @@ impl Core {
         }
     }
 
+    /// A Core already started (with other flags) at `root` (`http://HOST:PORT`).
+    pub fn from_process(process: Process, root: String) -> Core {
+        Core {
+            process,
+            root,
+            http: reqwest::Client::new(),
+        }
+    }
+
     /// `ws://HOST:PORT`: what `switchboard runtime --core` takes.
     pub fn ws_url(&self) -> String {
         self.root.replacen("http://", "ws://", 1)
