@@ -173,7 +173,7 @@ pub async fn beta_and_auth(
     next: Next,
 ) -> Response {
     if !beta_ok(req.headers()) {
-        return Failure(ApiError::invalid_beta()).into_response();
+        return reject(req, ApiError::invalid_beta()).await;
     }
     let token = auth::bearer(
         req.headers()
@@ -181,7 +181,7 @@ pub async fn beta_and_auth(
             .and_then(|v| v.to_str().ok()),
     );
     let Some(token) = token else {
-        return Failure(ApiError::unauthorized()).into_response();
+        return reject(req, ApiError::unauthorized()).await;
     };
     match state
         .keys
@@ -189,7 +189,7 @@ pub async fn beta_and_auth(
         .await
     {
         Ok(true) => next.run(req).await,
-        Ok(false) => Failure(ApiError::unauthorized()).into_response(),
+        Ok(false) => reject(req, ApiError::unauthorized()).await,
         Err(e) => {
             tracing::error!(error = %e, "store failure during authentication");
             Failure(ApiError::new(
@@ -200,6 +200,29 @@ pub async fn beta_and_auth(
             .into_response()
         }
     }
+}
+
+/// How much of a rejected request's unread body is drained, and for how long, so that the
+/// connection stays usable for the next request (issue 13, item 5).
+const DRAIN_LIMIT: usize = 64 * 1024;
+const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Answers a request rejected before its body was read. A small body that arrives at once is
+/// read and dropped, so the kept-alive connection serves the next request; anything else gets
+/// `Connection: close`, so the client does not send its next request into a closing socket.
+async fn reject(req: Request, error: ApiError) -> Response {
+    let drained = tokio::time::timeout(
+        DRAIN_WAIT,
+        axum::body::to_bytes(req.into_body(), DRAIN_LIMIT),
+    )
+    .await
+    .is_ok_and(|read| read.is_ok());
+    let mut resp = Failure(error).into_response();
+    if !drained {
+        resp.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    resp
 }
 
 /// Exactly one `OpenAI-Beta` header whose value is `agents=v1`.

@@ -10,76 +10,11 @@ mod support;
 use std::time::Duration;
 
 use serde_json::json;
-use support::{API_KEY, Core, Mock, Process, WAIT, scratch};
+use support::{
+    API_KEY, Core, Mock, WAIT, read_response, read_to_close, scratch, start_limited as start,
+};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-/// `serve` with no Runtime, a 1 s header and body timeout and `max` connections.
-async fn start(data_dir: &std::path::Path, max: usize, extra: &[&str]) -> (Process, String) {
-    let data_dir = data_dir.display().to_string();
-    let max = max.to_string();
-    let mut args = vec![
-        "serve",
-        "--listen",
-        "127.0.0.1:0",
-        "--data-dir",
-        &data_dir,
-        "--header-read-timeout",
-        "1",
-        "--body-read-timeout",
-        "1",
-        "--max-connections",
-        &max,
-    ];
-    args.extend_from_slice(extra);
-    let mut process = Process::spawn(&args, false);
-    let line = process.line().await;
-    let addr = line
-        .rsplit(' ')
-        .next()
-        .and_then(|url| url.strip_prefix("http://"))
-        .and_then(|url| url.strip_suffix("/v1"))
-        .unwrap_or_else(|| panic!("unexpected first line from serve: {line:?}"))
-        .to_owned();
-    (process, addr)
-}
-
-/// Reads until the server closes the connection; returns everything it sent.
-async fn read_to_close(tcp: &mut TcpStream) -> String {
-    let mut out = Vec::new();
-    tokio::time::timeout(WAIT, tcp.read_to_end(&mut out))
-        .await
-        .expect("the server did not close the connection")
-        .ok();
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// One complete response head and its `Content-Length` body, leaving the connection open.
-async fn read_response(tcp: &mut TcpStream) -> String {
-    let mut buf = Vec::new();
-    let mut byte = [0u8; 1];
-    let read = async {
-        loop {
-            if tcp.read(&mut byte).await.expect("reading a response") == 0 {
-                break;
-            }
-            buf.push(byte[0]);
-            if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
-                let len: usize = head
-                    .lines()
-                    .find_map(|l| l.strip_prefix("content-length:"))
-                    .map_or(0, |v| v.trim().parse().unwrap_or(0));
-                let mut body = vec![0u8; len];
-                tcp.read_exact(&mut body).await.expect("reading a body");
-                buf.extend_from_slice(&body);
-                break;
-            }
-        }
-    };
-    tokio::time::timeout(WAIT, read).await.expect("no response");
-    String::from_utf8_lossy(&buf).into_owned()
-}
 
 const HEALTHZ: &[u8] = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
 
