@@ -20,6 +20,7 @@ pub mod session;
 pub mod state;
 mod sync;
 pub mod vaults;
+pub mod writable;
 
 pub use app::router;
 pub use clock::unix_now;
