@@ -183,12 +183,12 @@ pub async fn beta_and_auth(
     let Some(token) = token else {
         return reject(req, ApiError::unauthorized()).await;
     };
-    match state
-        .keys
-        .check(state.store.as_ref(), &auth::digest(token))
-        .await
-    {
-        Ok(true) => next.run(req).await,
+    let digest = auth::digest(token);
+    match state.keys.check(state.store.as_ref(), &digest).await {
+        Ok(true) => {
+            let resp = next.run(req).await;
+            crate::revocation::guard(state.clone(), digest, resp)
+        }
         Ok(false) => reject(req, ApiError::unauthorized()).await,
         Err(e) => {
             tracing::error!(error = %e, "store failure during authentication");
