@@ -27,14 +27,16 @@ pub struct Limits {
     pub max_connections: usize,
 }
 
-/// Serves `app` on `listener` until `shutdown` resolves, then stops accepting, asks every
-/// connection to finish its request in flight and close, and returns once all have (bounded by
-/// `drain`; what is still open then is dropped).
+/// Serves `app` on `listener` until `shutdown` resolves, then stops accepting and asks every
+/// connection to finish its request in flight and close (idle ones close at once; event streams
+/// are requests in flight). Then runs `finish` (which must end the event streams) and returns
+/// once every connection has closed, or after `drain` (what is still open then is dropped).
 pub async fn serve(
     listener: TcpListener,
     app: Router,
     limits: Limits,
     shutdown: impl Future<Output = ()>,
+    finish: impl Future<Output = ()>,
     drain: Duration,
 ) -> std::io::Result<()> {
     let slots = Arc::new(Semaphore::new(limits.max_connections));
@@ -88,6 +90,7 @@ pub async fn serve(
     }
     drop(listener);
     let _ = closing.send(true);
+    finish.await;
     // Every slot back means every connection closed.
     let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
     let _ = tokio::time::timeout(drain, slots.acquire_many(all)).await;

@@ -76,6 +76,10 @@ pub struct ServeArgs {
     /// Seconds a request body may stall between two chunks before it is answered 408.
     #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub body_read_timeout: u64,
+    /// Seconds Turns running at SIGTERM/SIGINT get to finish before they fail; a second signal
+    /// exits at once.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub shutdown_grace: u64,
     /// Open connections served at once; more wait to be accepted until one closes.
     #[arg(long, default_value_t = 4096, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections: u64,
@@ -192,7 +196,7 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
             .attach("local".to_owned(), true, None, to_runtime, from_runtime);
     }
     // Watch the signals before announcing the address (a parent may signal at once).
-    let stop = shutdown_signal()?;
+    let mut signals = Signals::install()?;
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "Switchboard is listening at http://{addr}/v1")?;
@@ -207,13 +211,63 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
         body_read_timeout: Duration::from_secs(args.body_read_timeout),
         max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
     };
+    let grace = Duration::from_secs(args.shutdown_grace);
     let stopped = async move {
-        stop.await;
-        // Live event streams never end on their own; end them so shutdown can finish.
+        signals.recv().await;
+        tracing::info!(
+            grace_seconds = grace.as_secs(),
+            "shutting down: no new connections; running Turns get the grace period"
+        );
+        // A second signal does not wait for anything.
+        tokio::spawn(async move {
+            signals.recv().await;
+            tracing::warn!("second signal: exiting at once");
+            std::process::exit(130);
+        });
+    };
+    let finish = async move {
+        let failed = engine.drain(grace).await;
+        if failed > 0 {
+            tracing::warn!(failed, "Turns still running after the grace period failed");
+        }
+        // Live event streams never end on their own; end them (after the terminal events
+        // above) so shutdown can finish.
         engine.hub.close_all();
     };
-    crate::listen::serve(listener, router(state), limits, stopped, DRAIN).await?;
+    crate::listen::serve(listener, router(state), limits, stopped, finish, DRAIN).await?;
     Ok(())
+}
+
+/// SIGINT and SIGTERM, as often as they come.
+struct Signals {
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// Installs the handlers now, so a failure is reported before serving.
+    fn install() -> anyhow::Result<Signals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(Signals {
+                int: signal(SignalKind::interrupt()).context("installing the SIGINT handler")?,
+                term: signal(SignalKind::terminate()).context("installing the SIGTERM handler")?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Signals {})
+    }
+
+    /// The next SIGINT or SIGTERM.
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        tokio::select! { _ = self.int.recv() => {}, _ = self.term.recv() => {} }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// Resolves on SIGINT or SIGTERM. The handlers are installed when this is called, not when
