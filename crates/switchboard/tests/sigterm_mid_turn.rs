@@ -173,3 +173,79 @@ async fn a_second_signal_exits_at_once() {
     let (status, _) = core.process.exit().await;
     assert_eq!(status.code(), Some(130), "{status:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_that_ends_within_the_grace_completes() {
+    if !support::codex_installed("a_turn_that_ends_within_the_grace_completes") {
+        return;
+    }
+    let dir = scratch("sigterm-finish-");
+    // The model answers after 3 s: the Turn is running at SIGTERM and ends well within the grace.
+    let scenario = json!({"rules": [{"reply": {"delay_ms": 3000}}]});
+    let mock = Mock::start(dir.path(), Some(scenario)).await;
+    let data = dir.path().join("data");
+    let provider = format!("{}/v1", mock.base_url);
+    let (process, addr) = start_limited(
+        &data,
+        64,
+        &[
+            "--no-install",
+            "--model-provider-url",
+            &provider,
+            "--model-provider-key",
+            "k",
+            "--shutdown-grace",
+            "600",
+        ],
+    )
+    .await;
+    let core = Core::from_process(process, format!("http://{addr}"));
+    core.wait_readyz(200).await;
+    let id = core.create_session().await;
+    let mut sse = TcpStream::connect(&addr).await.unwrap();
+    let request = format!(
+        "GET /v1/agents/sessions/{id}/events HTTP/1.1\r\nHost: x\r\nOpenAI-Beta: agents=v1\r\n\
+         Authorization: Bearer {API_KEY}\r\n\r\n"
+    );
+    sse.write_all(request.as_bytes()).await.unwrap();
+    poll("the model request of the Turn", || async {
+        (model_requests(&mock) > 0).then_some(())
+    })
+    .await;
+    let pid = core.process.child.id().unwrap().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut seen = String::new();
+    let read = async {
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = sse.read(&mut buf).await.unwrap_or(0);
+            if n == 0 {
+                break;
+            }
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    };
+    tokio::time::timeout(WAIT, read)
+        .await
+        .expect("the stream did not end");
+    assert!(
+        seen.contains("\"type\":\"agent.session.turn.completed\""),
+        "{seen}"
+    );
+    assert!(!seen.contains("turn.failed"), "{seen}");
+    // Exited long before the 600 s grace: nothing was left to wait for.
+    let (status, _) = core.process.exit().await;
+    assert!(status.success(), "{status:?}");
+
+    let core = serve(&data, &mock).await;
+    core.wait_readyz(200).await;
+    let turns = core.turns(&id).await;
+    assert_eq!(turns.len(), 1, "{turns:?}");
+    assert_eq!(turns[0]["status"], "completed", "{:?}", turns[0]);
+}
