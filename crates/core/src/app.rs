@@ -46,11 +46,11 @@ pub fn router(state: Arc<AppState>) -> Router {
         .with_state(state)
 }
 
-/// 200 once the store is open (it is, or Core would not run) and at least one harness is usable
+/// 200 once the store can be written (a probe, see [`crate::writable`]) and at least one harness is usable
 /// on a Runtime that counts (the local one, or with none attached any remote one); 503 before.
 /// Either way the body lists every declared harness with its pinned version and state
 /// (`available`, `installing`, `missing`, `failed: <reason>`); a harness no Runtime advertises
-/// is `missing`.
+/// is `missing`. A store that cannot be written adds `"store": {"writable": false, "reason": …}`.
 async fn readyz(State(state): State<Arc<AppState>>) -> (StatusCode, Json<Value>) {
     let states = state.engine.links.harness_states();
     let by_name: HashMap<String, HarnessState> = states
@@ -68,13 +68,20 @@ async fn readyz(State(state): State<Arc<AppState>>) -> (StatusCode, Json<Value>)
             })
         })
         .collect();
-    let ready = by_name.values().any(|s| *s == HarnessState::Available);
+    let writable = state.writable.check(state.store.as_ref()).await;
+    let ready = writable.is_ok() && by_name.values().any(|s| *s == HarnessState::Available);
     let status = if ready {
         StatusCode::OK
     } else {
         StatusCode::SERVICE_UNAVAILABLE
     };
-    let body =
+    let mut body =
         json!({ "status": if ready { "ready" } else { "not_ready" }, "harnesses": harnesses });
+    if let (Err(reason), Some(obj)) = (writable, body.as_object_mut()) {
+        obj.insert(
+            "store".into(),
+            json!({ "writable": false, "reason": reason }),
+        );
+    }
     (status, Json(body))
 }

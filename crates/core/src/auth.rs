@@ -116,11 +116,16 @@ impl KeyCache {
         }
     }
 
+    /// The epoch file's modification time: it changes whenever a writer changed keys.
+    pub fn epoch(&self) -> Option<std::time::SystemTime> {
+        std::fs::metadata(&self.epoch_file)
+            .and_then(|m| m.modified())
+            .ok()
+    }
+
     /// Whether `digest` belongs to an active key, reading the store only on a cache miss.
     pub async fn check(&self, store: &dyn Store, digest: &str) -> switchboard_store::Result<bool> {
-        let epoch = std::fs::metadata(&self.epoch_file)
-            .and_then(|m| m.modified())
-            .ok();
+        let epoch = self.epoch();
         {
             let mut st = lock(&self.inner);
             if st.epoch != epoch {

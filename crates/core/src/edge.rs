@@ -15,7 +15,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value};
 use switchboard_execution::ValidationError;
-use switchboard_wire::body::{BodyGate, DEFAULT_LIMIT, too_large};
+use switchboard_wire::body::{BodyGate, DEFAULT_LIMIT, timed_out, too_large};
 use switchboard_wire::ids::{IdKind, new_id};
 use switchboard_wire::{ApiError, ErrorCode};
 
@@ -141,6 +141,9 @@ impl IntoResponse for Failure {
         if e.www_authenticate() {
             h.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         }
+        if e.status == 408 {
+            h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+        }
         resp
     }
 }
@@ -170,7 +173,7 @@ pub async fn beta_and_auth(
     next: Next,
 ) -> Response {
     if !beta_ok(req.headers()) {
-        return Failure(ApiError::invalid_beta()).into_response();
+        return reject(req, ApiError::invalid_beta()).await;
     }
     let token = auth::bearer(
         req.headers()
@@ -178,15 +181,15 @@ pub async fn beta_and_auth(
             .and_then(|v| v.to_str().ok()),
     );
     let Some(token) = token else {
-        return Failure(ApiError::unauthorized()).into_response();
+        return reject(req, ApiError::unauthorized()).await;
     };
-    match state
-        .keys
-        .check(state.store.as_ref(), &auth::digest(token))
-        .await
-    {
-        Ok(true) => next.run(req).await,
-        Ok(false) => Failure(ApiError::unauthorized()).into_response(),
+    let digest = auth::digest(token);
+    match state.keys.check(state.store.as_ref(), &digest).await {
+        Ok(true) => {
+            let resp = next.run(req).await;
+            crate::revocation::guard(state.clone(), digest, resp)
+        }
+        Ok(false) => reject(req, ApiError::unauthorized()).await,
         Err(e) => {
             tracing::error!(error = %e, "store failure during authentication");
             Failure(ApiError::new(
@@ -197,6 +200,29 @@ pub async fn beta_and_auth(
             .into_response()
         }
     }
+}
+
+/// How much of a rejected request's unread body is drained, and for how long, so that the
+/// connection stays usable for the next request (issue 13, item 5).
+const DRAIN_LIMIT: usize = 64 * 1024;
+const DRAIN_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Answers a request rejected before its body was read. A small body that arrives at once is
+/// read and dropped, so the kept-alive connection serves the next request; anything else gets
+/// `Connection: close`, so the client does not send its next request into a closing socket.
+async fn reject(req: Request, error: ApiError) -> Response {
+    let drained = tokio::time::timeout(
+        DRAIN_WAIT,
+        axum::body::to_bytes(req.into_body(), DRAIN_LIMIT),
+    )
+    .await
+    .is_ok_and(|read| read.is_ok());
+    let mut resp = Failure(error).into_response();
+    if !drained {
+        resp.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    resp
 }
 
 /// Exactly one `OpenAI-Beta` header whose value is `agents=v1`.
@@ -219,9 +245,20 @@ impl<S: Send + Sync, const LIMIT: usize> FromRequest<S> for GatedJson<LIMIT> {
             .map(str::to_owned);
         let bytes = axum::body::to_bytes(req.into_body(), LIMIT)
             .await
-            .map_err(|_| Failure(too_large(LIMIT)))?;
+            .map_err(body_failure::<LIMIT>)?;
         let map = BodyGate { limit: LIMIT }.parse(content_type.as_deref(), &bytes)?;
         Ok(GatedJson(map))
+    }
+}
+
+/// Over the limit is 413. Any other body error is a body that stopped arriving (the server's
+/// body-read timeout, or a client gone mid-body): 408, and the connection is not reused since
+/// the rest of that body may still come.
+fn body_failure<const LIMIT: usize>(e: axum::Error) -> Failure {
+    if e.into_inner().is::<http_body_util::LengthLimitError>() {
+        Failure(too_large(LIMIT))
+    } else {
+        Failure(timed_out())
     }
 }
 

@@ -13,6 +13,7 @@ pub mod edge;
 pub mod enrollment;
 pub mod environments;
 pub mod oauth;
+pub mod revocation;
 pub mod routes;
 pub mod runtime_link;
 pub mod secrets;
@@ -20,6 +21,7 @@ pub mod session;
 pub mod state;
 mod sync;
 pub mod vaults;
+pub mod writable;
 
 pub use app::router;
 pub use clock::unix_now;

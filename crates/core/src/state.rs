@@ -36,6 +36,8 @@ pub struct AppState {
     pub secrets: SecretBox,
     pub config: CoreConfig,
     pub engine: Arc<Engine>,
+    /// The readiness probe's store write check.
+    pub writable: crate::writable::Writability,
 }
 
 impl AppState {
@@ -58,6 +60,7 @@ impl AppState {
                 },
             ),
             keys: KeyCache::new(&config.data_dir),
+            writable: crate::writable::Writability::new(&config.data_dir),
             store,
             secrets,
             config,

@@ -77,6 +77,8 @@ pub trait Store: VaultStore + Send + Sync + 'static {
     /// The active (not revoked) key with this digest.
     async fn active_api_key(&self, digest: &str) -> Result<Option<ApiKeyRecord>>;
     async fn count_api_keys(&self) -> Result<i64>;
+    /// Writes one tiny row and commits: fails when the store cannot be written.
+    async fn probe_write(&self, now: i64) -> Result<()>;
 
     async fn insert_agent(&self, agent: &AgentRecord) -> Result<()>;
     async fn get_agent(&self, id: &str) -> Result<Option<AgentRecord>>;

@@ -366,6 +366,16 @@ impl Store for SqliteStore {
             .get("n"))
     }
 
+    async fn probe_write(&self, now: i64) -> Result<()> {
+        self.write1(
+            "INSERT INTO health (id, probed_at) VALUES (1, $1) \
+             ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at",
+            vec![Bind::I64(now)],
+        )
+        .await
+        .map(drop)
+    }
+
     async fn insert_agent(&self, a: &AgentRecord) -> Result<()> {
         self.write1(
             "INSERT INTO agents (id, created_at, updated_at, config) VALUES ($1, $2, $3, $4)",

@@ -2,6 +2,7 @@
 
 mod harness;
 mod keys;
+mod listen;
 mod paths;
 mod runtime;
 mod serve;

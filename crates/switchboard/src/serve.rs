@@ -4,9 +4,9 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
-use axum::serve::ListenerExt;
 use clap::Args;
 use switchboard_core::secrets::SecretBox;
 use switchboard_core::{AppState, CoreConfig, auth, router};
@@ -69,7 +69,24 @@ pub struct ServeArgs {
     /// Install no missing harness at start: a harness that is not found stays `missing`.
     #[arg(long)]
     pub no_install: bool,
+    /// Seconds a client has to send a request's headers; also how long a kept-alive connection
+    /// may wait idle for its next request. The connection is closed when it passes.
+    #[arg(long, default_value_t = 10, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_read_timeout: u64,
+    /// Seconds a request body may stall between two chunks before it is answered 408.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_read_timeout: u64,
+    /// Seconds Turns running at SIGTERM/SIGINT get to finish before they fail; a second signal
+    /// exits at once.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub shutdown_grace: u64,
+    /// Open connections served at once; more wait to be accepted until one closes.
+    #[arg(long, default_value_t = 4096, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections: u64,
 }
+
+/// How long open connections get to finish their request in flight once serving stops.
+const DRAIN: Duration = Duration::from_secs(5);
 
 /// The default harness (when it has an install row) and every `--install-harness`.
 fn to_install(args: &ServeArgs) -> Vec<switchboard_protocol::HarnessId> {
@@ -179,7 +196,7 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
             .attach("local".to_owned(), true, None, to_runtime, from_runtime);
     }
     // Watch the signals before announcing the address (a parent may signal at once).
-    let stop = shutdown_signal()?;
+    let mut signals = Signals::install()?;
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "Switchboard is listening at http://{addr}/v1")?;
@@ -189,18 +206,68 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
         out.flush()?;
     }
     let engine = state.engine.clone();
-    // Events are small writes that must leave at once: no Nagle delay on SSE streams.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(async move {
-            stop.await;
-            // Live event streams never end on their own; end them so shutdown can finish.
-            engine.hub.close_all();
-        })
-        .await?;
+    let limits = crate::listen::Limits {
+        header_read_timeout: Duration::from_secs(args.header_read_timeout),
+        body_read_timeout: Duration::from_secs(args.body_read_timeout),
+        max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+    };
+    let grace = Duration::from_secs(args.shutdown_grace);
+    let stopped = async move {
+        signals.recv().await;
+        tracing::info!(
+            grace_seconds = grace.as_secs(),
+            "shutting down: no new connections; running Turns get the grace period"
+        );
+        // A second signal does not wait for anything.
+        tokio::spawn(async move {
+            signals.recv().await;
+            tracing::warn!("second signal: exiting at once");
+            std::process::exit(130);
+        });
+    };
+    let finish = async move {
+        let failed = engine.drain(grace).await;
+        if failed > 0 {
+            tracing::warn!(failed, "Turns still running after the grace period failed");
+        }
+        // Live event streams never end on their own; end them (after the terminal events
+        // above) so shutdown can finish.
+        engine.hub.close_all();
+    };
+    crate::listen::serve(listener, router(state), limits, stopped, finish, DRAIN).await?;
     Ok(())
+}
+
+/// SIGINT and SIGTERM, as often as they come.
+struct Signals {
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    /// Installs the handlers now, so a failure is reported before serving.
+    fn install() -> anyhow::Result<Signals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{SignalKind, signal};
+            Ok(Signals {
+                int: signal(SignalKind::interrupt()).context("installing the SIGINT handler")?,
+                term: signal(SignalKind::terminate()).context("installing the SIGTERM handler")?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Signals {})
+    }
+
+    /// The next SIGINT or SIGTERM.
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        tokio::select! { _ = self.int.recv() => {}, _ = self.term.recv() => {} }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
 
 /// Resolves on SIGINT or SIGTERM. The handlers are installed when this is called, not when

@@ -97,6 +97,15 @@ pub fn too_large(limit: usize) -> ApiError {
     )
 }
 
+/// The 408 for a body that stalled past the body-read timeout.
+pub fn timed_out() -> ApiError {
+    ApiError::new(
+        ErrorCode::RequestTimeout,
+        None,
+        "The request body was not received in time.",
+    )
+}
+
 fn is_json_whitespace(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\r')
 }

@@ -42,6 +42,8 @@ pub enum ErrorCode {
     ModelProviderRequired,
     /// A body over the route's size limit.
     RequestTooLarge,
+    /// A request body that stalled past the server's body-read timeout.
+    RequestTimeout,
     /// A known path asked with a method it does not serve. Code `null`, as the official API.
     MethodNotAllowed,
     /// The selected harness (or Runtime) cannot run this configuration.
@@ -80,6 +82,7 @@ impl ErrorCode {
         ErrorCode::IntegerAboveMaxValue,
         ErrorCode::ModelProviderRequired,
         ErrorCode::RequestTooLarge,
+        ErrorCode::RequestTimeout,
         ErrorCode::MethodNotAllowed,
         ErrorCode::UnsupportedConfiguration,
         ErrorCode::Conflict,
@@ -111,6 +114,7 @@ impl ErrorCode {
             ErrorCode::IntegerAboveMaxValue => (400, INVALID, Some("integer_above_max_value")),
             ErrorCode::ModelProviderRequired => (400, INVALID, Some("model_provider_required")),
             ErrorCode::RequestTooLarge => (413, INVALID, Some("request_too_large")),
+            ErrorCode::RequestTimeout => (408, INVALID, Some("request_timeout")),
             ErrorCode::MethodNotAllowed => (405, INVALID, None),
             ErrorCode::UnsupportedConfiguration => {
                 (400, INVALID, Some("unsupported_or_invalid_configuration"))
@@ -333,6 +337,12 @@ mod tests {
             Some("request_too_large"),
         ),
         (
+            ErrorCode::RequestTimeout,
+            408,
+            "invalid_request_error",
+            Some("request_timeout"),
+        ),
+        (
             ErrorCode::MethodNotAllowed,
             405,
             "invalid_request_error",
@@ -410,6 +420,7 @@ mod tests {
             | ErrorCode::IntegerAboveMaxValue
             | ErrorCode::ModelProviderRequired
             | ErrorCode::RequestTooLarge
+            | ErrorCode::RequestTimeout
             | ErrorCode::MethodNotAllowed
             | ErrorCode::UnsupportedConfiguration
             | ErrorCode::Conflict

@@ -37,6 +37,7 @@ mod native_items;
 pub mod objects;
 pub mod reservations;
 pub mod runtimes;
+mod shutdown;
 pub mod state;
 mod turns;
 pub mod update;

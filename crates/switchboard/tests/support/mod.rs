@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use switchboard_runtime::Locator;
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::net::TcpStream;
 use tokio::process::{Child, ChildStdout, Command};
 
 /// Bound on any single wait (a real codex Turn included).
@@ -203,6 +204,15 @@ impl Core {
         }
     }
 
+    /// A Core already started (with other flags) at `root` (`http://HOST:PORT`).
+    pub fn from_process(process: Process, root: String) -> Core {
+        Core {
+            process,
+            root,
+            http: reqwest::Client::new(),
+        }
+    }
+
     /// `ws://HOST:PORT`: what `switchboard runtime --core` takes.
     pub fn ws_url(&self) -> String {
         self.root.replacen("http://", "ws://", 1)
@@ -321,6 +331,79 @@ impl Core {
             .await;
         page["data"].as_array().cloned().unwrap_or_default()
     }
+}
+
+// Raw HTTP/1.1 over TCP, for what a client library hides (partial requests, kept-alive reuse).
+
+/// `serve` with no Runtime, a 1 s header and body timeout and `max` connections.
+pub async fn start_limited(
+    data_dir: &std::path::Path,
+    max: usize,
+    extra: &[&str],
+) -> (Process, String) {
+    let data_dir = data_dir.display().to_string();
+    let max = max.to_string();
+    let mut args = vec![
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--data-dir",
+        &data_dir,
+        "--header-read-timeout",
+        "1",
+        "--body-read-timeout",
+        "1",
+        "--max-connections",
+        &max,
+    ];
+    args.extend_from_slice(extra);
+    let mut process = Process::spawn(&args, false);
+    let line = process.line().await;
+    let addr = line
+        .rsplit(' ')
+        .next()
+        .and_then(|url| url.strip_prefix("http://"))
+        .and_then(|url| url.strip_suffix("/v1"))
+        .unwrap_or_else(|| panic!("unexpected first line from serve: {line:?}"))
+        .to_owned();
+    (process, addr)
+}
+
+/// Reads until the server closes the connection; returns everything it sent.
+pub async fn read_to_close(tcp: &mut TcpStream) -> String {
+    let mut out = Vec::new();
+    tokio::time::timeout(WAIT, tcp.read_to_end(&mut out))
+        .await
+        .expect("the server did not close the connection")
+        .ok();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// One complete response head and its `Content-Length` body, leaving the connection open.
+pub async fn read_response(tcp: &mut TcpStream) -> String {
+    let mut buf = Vec::new();
+    let mut byte = [0u8; 1];
+    let read = async {
+        loop {
+            if tcp.read(&mut byte).await.expect("reading a response") == 0 {
+                break;
+            }
+            buf.push(byte[0]);
+            if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&buf[..end]).to_lowercase();
+                let len: usize = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .map_or(0, |v| v.trim().parse().unwrap_or(0));
+                let mut body = vec![0u8; len];
+                tcp.read_exact(&mut body).await.expect("reading a body");
+                buf.extend_from_slice(&body);
+                break;
+            }
+        }
+    };
+    tokio::time::timeout(WAIT, read).await.expect("no response");
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 /// Calls `check` every 50 ms until it returns `Some`, failing after [`WAIT`].

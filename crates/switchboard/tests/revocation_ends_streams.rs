@@ -1,0 +1,115 @@
+//! Issue 13, item 7: an event stream opened with a key ends once `switchboard keys revoke` (another
+//! process, same data directory) revokes that key; a stream opened with another key goes on.
+
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use serde_json::json;
+use support::{API_KEY, Core, Mock, WAIT, read_to_close, scratch, start_limited};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// `switchboard keys ARGS --data-dir DIR`'s stdout.
+fn keys(data_dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_switchboard"))
+        .arg("keys")
+        .args(args)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .env_remove("SWITCHBOARD_DATA_DIR")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+async fn open_stream(addr: &str, session: &str, key: &str) -> TcpStream {
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "GET /v1/agents/sessions/{session}/events HTTP/1.1\r\nHost: x\r\n\
+         OpenAI-Beta: agents=v1\r\nAuthorization: Bearer {key}\r\n\r\n"
+    );
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    // The head goes out at once.
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let n = tokio::time::timeout(WAIT, tcp.read(&mut byte))
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(n > 0, "closed before the head");
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    tcp
+}
+
+#[tokio::test]
+async fn revoking_a_key_ends_its_streams() {
+    if !support::codex_installed("revoking_a_key_ends_its_streams") {
+        return;
+    }
+    let dir = scratch("revoke-");
+    let mock = Mock::start(dir.path(), None).await;
+    let data = dir.path().join("data");
+    let provider = format!("{}/v1", mock.base_url);
+    let (serve, addr) = start_limited(
+        &data,
+        64,
+        &[
+            "--no-install",
+            "--model-provider-url",
+            &provider,
+            "--model-provider-key",
+            "k",
+        ],
+    )
+    .await;
+    let core = Core::from_process(serve, format!("http://{addr}"));
+    core.wait_readyz(200).await;
+    let id = core.create_session().await;
+    core.wait_session(&id, "idle").await;
+
+    let created = keys(&data, &["create"]);
+    let (key_id, secret) = created.trim().split_once('\t').unwrap();
+    let mut doomed = open_stream(&addr, &id, secret).await;
+    let mut kept = open_stream(&addr, &id, API_KEY).await;
+
+    assert!(keys(&data, &["revoke", key_id]).contains("revoked"));
+    // The revoked key's stream ends (a clean end of the chunked body, then nothing more).
+    let rest = read_to_close(&mut doomed).await;
+    assert!(rest.ends_with("0\r\n\r\n"), "{rest:?}");
+
+    // The other stream still delivers: the next Turn's events arrive on it.
+    let (status, body) = core
+        .api(
+            "POST",
+            &format!("/agents/sessions/{id}/events"),
+            Some(json!({"events": [{
+                "type": "agent.session.input.message",
+                "input": [{"role": "user", "content": [{"type": "input_text", "text": "again"}]}],
+            }]})),
+        )
+        .await;
+    assert_eq!(status, 202, "{body}");
+    let mut seen = String::new();
+    let read = async {
+        let mut buf = [0u8; 4096];
+        while !seen.contains("agent.session.idle") {
+            let n = kept.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the other key's stream was closed: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    };
+    tokio::time::timeout(WAIT, read)
+        .await
+        .expect("the other stream stalled");
+}
