@@ -1,5 +1,7 @@
 //! `switchboard`: one binary for the server, its key management and the offline mock model.
 
+mod enrolled;
+mod environments;
 mod harness;
 mod keys;
 mod paths;
@@ -31,6 +33,8 @@ enum Command {
     Harness(harness::HarnessArgs),
     /// Run a Runtime that dials Core over a WebSocket and runs its Sessions here.
     Runtime(runtime::RuntimeArgs),
+    /// Manage self-hosted Environments from the Core host (a new enrollment token).
+    Environments(environments::EnvironmentsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -57,6 +61,7 @@ fn main() -> anyhow::Result<()> {
             }
             Command::Harness(a) => harness::run(a).await,
             Command::Runtime(a) => runtime::run(a).await,
+            Command::Environments(a) => environments::run(a).await,
         }
     })
 }
