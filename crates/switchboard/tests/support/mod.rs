@@ -341,3 +341,105 @@ where
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
+
+/// Writes an Environment row into a Core data dir before Core starts (for tests of enrollment
+/// that do not go through Session create).
+pub async fn seed_environment(core_dir: &Path, id: &str, kind: &str) {
+    use switchboard_store::{EnvironmentRecord, SqliteStore, Store};
+    std::fs::create_dir_all(core_dir).unwrap();
+    let store = SqliteStore::open(&core_dir.join("switchboard.sqlite"))
+        .await
+        .expect("opening Core's store");
+    let record = EnvironmentRecord {
+        id: id.to_owned(),
+        created_at: 1,
+        kind: kind.to_owned(),
+        enrollment_digest: None,
+        credential_digest: None,
+        doc: "{}".to_owned(),
+    };
+    store
+        .put_environment(&record)
+        .await
+        .expect("seeding an Environment");
+}
+
+/// Runs `switchboard ARGS` to completion: exit status, stdout, stderr.
+pub async fn cli(args: &[&str]) -> (std::process::ExitStatus, String, String) {
+    let output = tokio::time::timeout(
+        WAIT,
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("SWITCHBOARD_CORE_URL")
+            .env_remove("RUST_BACKTRACE")
+            .stdin(Stdio::null())
+            .output(),
+    )
+    .await
+    .expect("the command did not exit")
+    .expect("running the switchboard binary");
+    (
+        output.status,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `switchboard environments enroll ENV_ID` against a Core data dir: the printed command line.
+pub async fn mint_enrollment(core_dir: &Path, environment_id: &str, core_url: &str) -> String {
+    let data_dir = core_dir.display().to_string();
+    let (status, stdout, stderr) = cli(&[
+        "environments",
+        "enroll",
+        environment_id,
+        "--data-dir",
+        &data_dir,
+        "--core-url",
+        core_url,
+    ])
+    .await;
+    assert!(status.success(), "environments enroll failed: {stderr}");
+    stdout.trim_end().to_owned()
+}
+
+/// The token at the end of an enroll command line.
+pub fn token_of(command: &str) -> String {
+    command
+        .rsplit(' ')
+        .next()
+        .filter(|t| t.starts_with("sbenr_"))
+        .unwrap_or_else(|| panic!("no enrollment token in {command:?}"))
+        .to_owned()
+}
+
+impl Core {
+    /// `POST /runtime/enroll {token}` as a Runtime would send it: status and JSON body.
+    pub async fn exchange(&self, token: &str) -> (u16, Value) {
+        let response = self
+            .http
+            .post(format!("{}/runtime/enroll", self.root))
+            .json(&json!({ "token": token }))
+            .send()
+            .await
+            .expect("POST /runtime/enroll");
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// `switchboard runtime --core http://… [--enroll TOKEN]`: a self-hosted Environment's
+    /// Runtime, with no `--token` and no `--runtime-id` (an enrolled Runtime keeps its own).
+    pub fn enrolled_runtime(
+        &self,
+        enroll: Option<&str>,
+        data_dir: &Path,
+        capture_stderr: bool,
+    ) -> Process {
+        let data_dir = data_dir.display().to_string();
+        let mut args = vec!["runtime", "--core", &self.root, "--data-dir", &data_dir];
+        if let Some(token) = enroll {
+            args.extend(["--enroll", token]);
+        }
+        Process::spawn(&args, capture_stderr)
+    }
+}
