@@ -31,14 +31,19 @@ pub fn scratch(prefix: &str) -> tempfile::TempDir {
 /// Whether the Runtime will find the pinned codex binary (as `switchboard runtime` resolves it).
 /// Outside CI a missing binary skips the test loudly; in CI (`CI` set) it fails the test.
 pub fn codex_installed(test: &str) -> bool {
+    harness_installed(test, &switchboard_runtime::install::CODEX)
+}
+
+/// [`codex_installed`] for any harness.
+pub fn harness_installed(test: &str, harness: &switchboard_runtime::HarnessInstall) -> bool {
     let probe = scratch("locate-");
-    let located = Locator::from_env(probe.path()).locate(&switchboard_runtime::install::CODEX);
+    let located = Locator::from_env(probe.path()).locate(harness);
     if located.exists {
         return true;
     }
     let message = format!(
-        "codex binary not found (set {} or run scripts/install-harnesses.sh)",
-        switchboard_runtime::install::CODEX.binary_env
+        "{} binary not found (set {} or run scripts/install-harnesses.sh)",
+        harness.name, harness.binary_env
     );
     let in_ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
     if in_ci {
@@ -185,6 +190,11 @@ impl Core {
                 "--model-provider-url",
                 &provider,
                 "--model-provider-key",
+                "k",
+                // The same mock serves the Anthropic Messages API (Claude Code Sessions).
+                "--anthropic-provider-url",
+                &mock.base_url,
+                "--anthropic-provider-key",
                 "k",
             ],
             false,
@@ -442,4 +452,49 @@ impl Core {
         }
         Process::spawn(&args, capture_stderr)
     }
+}
+
+impl Core {
+    /// `POST /agents/sessions/{id}/events` with one input message: status and body.
+    pub async fn send_input(&self, id: &str, text: &str) -> (u16, Value) {
+        self.api(
+            "POST",
+            &format!("/agents/sessions/{id}/events"),
+            Some(json!({"events": [{"type": "agent.session.input.message", "input": text}]})),
+        )
+        .await
+    }
+
+    /// Polls the Session's Turns until there are `count` and the last one is `status`.
+    pub async fn wait_turns(&self, id: &str, count: usize, status: &str) -> Vec<Value> {
+        poll(
+            &format!("{id} to have {count} Turns, the last {status}"),
+            || async {
+                let turns = self.turns(id).await;
+                (turns.len() == count && turns[count - 1]["status"] == status).then_some(turns)
+            },
+        )
+        .await
+    }
+
+    /// Polls the Session until `check` holds for it.
+    pub async fn wait_for(&self, id: &str, what: &str, check: impl Fn(&Value) -> bool) -> Value {
+        let path = format!("/agents/sessions/{id}");
+        poll(what, || async {
+            let session = self.get(&path).await;
+            check(&session).then_some(session)
+        })
+        .await
+    }
+}
+
+/// Whether a Session's `required_actions` asks for its Environment's connection.
+pub fn awaits_connection(session: &Value, environment_id: &str) -> bool {
+    session["required_actions"]
+        .as_array()
+        .is_some_and(|actions| {
+            actions.iter().any(|a| {
+                a["type"] == "environment_connection" && a["environment_id"] == environment_id
+            })
+        })
 }
