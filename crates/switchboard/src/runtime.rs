@@ -104,11 +104,14 @@ async fn authority(args: &RuntimeArgs, data_dir: &std::path::Path) -> anyhow::Re
             runtime_id,
         };
         enrolled::save(data_dir, &saved)?;
-        println!(
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(
+            out,
             "Enrolled for Environment {}; the credential is saved in {}",
             saved.environment_id,
             enrolled::path(data_dir).display()
         );
+        let _ = out.flush();
         return Ok(Authority::Environment(saved));
     }
     if let Some(token) = &args.token {
