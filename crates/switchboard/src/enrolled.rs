@@ -27,6 +27,11 @@ pub struct Saved {
     /// How this Runtime introduces itself: chosen at the first enrollment of this data dir and
     /// kept, so Core sees the same Runtime across restarts.
     pub runtime_id: String,
+    /// The digest of the enrollment token this credential was exchanged for: the same
+    /// `--enroll TOKEN` line run again (a service restarted with its command) reuses the
+    /// credential instead of failing on the spent token.
+    #[serde(default)]
+    pub token_digest: Option<String>,
 }
 
 impl std::fmt::Debug for Saved {
@@ -156,6 +161,7 @@ mod tests {
             environment_id: "env_1".into(),
             credential: "sbenv_secret".into(),
             runtime_id: new_runtime_id("host"),
+            token_digest: None,
         };
         assert!(!format!("{saved:?}").contains("sbenv_secret"));
         save(dir.path(), &saved).unwrap();

@@ -91,6 +91,12 @@ impl Authority {
 /// The credential this start uses: a new enrollment, the `--token`, or the saved one.
 async fn authority(args: &RuntimeArgs, data_dir: &std::path::Path) -> anyhow::Result<Authority> {
     if let Some(token) = &args.enroll {
+        let token_digest = switchboard_core::auth::digest(token);
+        let earlier = enrolled::load(data_dir).ok().flatten();
+        if let Some(earlier) = earlier.filter(|e| e.token_digest.as_ref() == Some(&token_digest)) {
+            // This token was exchanged here already: the same command run again.
+            return Ok(Authority::Environment(earlier));
+        }
         let url = enroll_url(&args.core)?;
         let (environment_id, credential) = enrolled::exchange(&url, token).await?;
         // Re-enrolling a data dir keeps its Runtime ID.
@@ -102,6 +108,7 @@ async fn authority(args: &RuntimeArgs, data_dir: &std::path::Path) -> anyhow::Re
             environment_id,
             credential,
             runtime_id,
+            token_digest: Some(token_digest),
         };
         enrolled::save(data_dir, &saved)?;
         let mut out = std::io::stdout().lock();

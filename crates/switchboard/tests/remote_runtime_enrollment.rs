@@ -1,7 +1,8 @@
 //! Enrollment of a self-hosted Environment's Runtime across processes: `switchboard
 //! environments enroll` on the Core host mints a token (the previous one stops working), the
 //! token works once, `switchboard runtime --enroll` keeps the credential it gets (mode 0600,
-//! never printed) and later starts connect with it alone under the same Runtime ID; enrolling
+//! never printed) and later starts connect with it alone (or with the same, spent, enroll
+//! line) under the same Runtime ID; enrolling
 //! again replaces the credential, and a Runtime still holding the old one is refused.
 
 // Test code may panic (clippy.toml's test allowance misses integration-test helpers).
@@ -79,6 +80,10 @@ async fn an_enrollment_token_works_once_and_the_saved_credential_reconnects() {
     runtime.child.start_kill().unwrap();
     let (_, stderr) = runtime.exit().await;
     assert!(!stderr.contains(&credential), "the credential was logged");
+    // The same enroll line run again reuses the credential its token was exchanged for.
+    let mut again = core.enrolled_runtime(Some(&token), &runtime_dir, false);
+    assert_eq!(again.line().await, connected);
+    again.child.kill().await.unwrap();
     let mut restarted = core.enrolled_runtime(None, &runtime_dir, true);
     assert_eq!(restarted.line().await, connected);
 
