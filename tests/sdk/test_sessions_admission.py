@@ -183,17 +183,6 @@ def test_capability_no_runtime_advertises_is_400_and_writes_nothing(engine, harn
 # Placement and references.
 
 
-def test_openai_hosted_environment_is_rejected(engine):
-    status, _, body = create_raw(
-        engine.raw, {"environment": {"type": "openai_hosted"}, "agent": {"model": "gpt-test"}, "input": "Hello"}
-    )
-    assert status == 400
-    assert error_of(body) == unsupported(
-        "environment", "This service does not provide openai_hosted environments; use environment none or self_hosted."
-    )
-    assert_nothing_written(engine.raw)
-
-
 @pytest.mark.parametrize(
     "agent_id", ["agent_00000000000000000000000000000000", "agent_nope", "sess_00000000000000000000000000000000"]
 )

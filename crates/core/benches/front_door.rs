@@ -113,6 +113,8 @@ fn main() {
                 data_dir: dir.path().to_owned(),
                 default_harness: HarnessId::Codex,
                 runtime_token: None,
+                public_url: "http://127.0.0.1:9".into(),
+                reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
             },
             None,
         ));

@@ -23,6 +23,8 @@ pub fn router(state: Arc<AppState>) -> Router {
     let v1 = Router::new()
         .merge(routes::agents::routes())
         .merge(routes::sessions::routes())
+        .merge(routes::vaults::routes())
+        .merge(routes::environments::routes())
         .fallback(edge::not_found)
         .method_not_allowed_fallback(|m: Method, u: Uri| async move {
             edge::method_not_allowed("/v1", &m, &u)

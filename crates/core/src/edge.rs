@@ -103,8 +103,26 @@ impl From<SessionError> for Failure {
                 message,
             ),
             SessionError::Conflict(_) => ApiError::new(ErrorCode::Conflict, None, message),
+            SessionError::CredentialSelection(_) => {
+                ApiError::new(ErrorCode::InvalidRequestError, None, message)
+            }
+            SessionError::CredentialConflict(_) => {
+                ApiError::new(ErrorCode::Conflict, None, message)
+            }
             SessionError::UnknownCall(_) => {
                 ApiError::new(ErrorCode::InvalidRequestError, None, message)
+            }
+            SessionError::ExecutionUnavailable => {
+                ApiError::new(ErrorCode::ExecutionUnavailable, None, message)
+            }
+            SessionError::InvalidPath(_) => {
+                ApiError::new(ErrorCode::InvalidRequestError, Some("path".into()), message)
+            }
+            SessionError::EnvironmentInputExpired => {
+                ApiError::new(ErrorCode::EnvironmentInputExpired, None, message)
+            }
+            SessionError::EnvironmentInputCancelled => {
+                ApiError::new(ErrorCode::EnvironmentInputCancelled, None, message)
             }
         };
         Failure(error)

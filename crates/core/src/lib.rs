@@ -11,12 +11,15 @@ pub mod auth;
 pub mod clock;
 pub mod edge;
 pub mod enrollment;
+pub mod oauth;
+pub mod environments;
 pub mod routes;
 pub mod runtime_link;
 pub mod secrets;
 pub mod session;
 pub mod state;
 mod sync;
+pub mod vaults;
 
 pub use app::router;
 pub use clock::unix_now;

@@ -19,7 +19,15 @@ pub struct CoreConfig {
     pub default_harness: HarnessId,
     /// The bearer token remote Runtimes must present; `None` refuses every remote Runtime.
     pub runtime_token: Option<String>,
+    /// The URL Runtimes dial to reach this Core (the enrollment command names it);
+    /// `http://<listen address>` when served.
+    pub public_url: String,
+    /// How long input on an Environment Session waits for its Environment (5 minutes).
+    pub reservation_deadline: std::time::Duration,
 }
+
+/// core-contracts §6.8: input on an Environment Session waits at most 5 minutes.
+pub const RESERVATION_DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// What every handler shares.
 pub struct AppState {
@@ -44,6 +52,10 @@ impl AppState {
                 store.clone(),
                 secrets.clone(),
                 default_providers.into_iter().collect(),
+                crate::session::engine::EngineSettings {
+                    public_url: config.public_url.clone(),
+                    reservation_deadline: config.reservation_deadline,
+                },
             ),
             keys: KeyCache::new(&config.data_dir),
             store,

@@ -98,8 +98,8 @@ pub enum EnvironmentRequest {
         /// The list as sent (strings); `None` when absent or null.
         capability_directories: Option<Value>,
     },
-    /// Kept as sent, `type` included; the engine rejects hosted placement.
-    OpenaiHosted(Map<String, Value>),
+    /// A managed workspace (`openai_hosted`).
+    OpenaiHosted(crate::hosted_environment::HostedEnvironment),
 }
 
 impl EnvironmentRequest {
@@ -295,7 +295,9 @@ fn parse_environment(value: &Value, path: &str) -> Result<EnvironmentRequest, Va
                 capability_directories,
             })
         }
-        _ => Ok(EnvironmentRequest::OpenaiHosted(obj.to_map())),
+        _ => Ok(EnvironmentRequest::OpenaiHosted(
+            crate::hosted_environment::parse_hosted_session_environment(&obj)?,
+        )),
     }
 }
 

@@ -10,6 +10,7 @@ pub mod environments;
 pub mod page;
 pub mod sessions;
 pub mod sqlite;
+pub mod vaults;
 pub mod writer;
 
 use async_trait::async_trait;
@@ -21,6 +22,7 @@ pub use sessions::{
     TurnRecord,
 };
 pub use sqlite::SqliteStore;
+pub use vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
 
 /// A store failure. Callers map it to a 500 (or 503) at the HTTP edge; details are logged only.
 #[derive(Debug, thiserror::Error)]
@@ -67,7 +69,7 @@ pub struct AgentRecord {
 }
 
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: VaultStore + Send + Sync + 'static {
     async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<()>;
     async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>>;
     /// Marks a key revoked; false when no active key has that ID.

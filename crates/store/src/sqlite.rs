@@ -14,6 +14,8 @@ use sqlx::sqlite::{
 };
 use sqlx::{AssertSqlSafe, Row, SqlitePool};
 
+mod vaults;
+
 use crate::writer::{Bind, Statement, Writer};
 use crate::{
     AgentRecord, ApiKeyRecord, CallRecord, EnvironmentFilter, EnvironmentRecord, IdempotencyRecord,

@@ -339,6 +339,8 @@ async fn start_core(data_dir: &Path, model: &MockModel) -> String {
             data_dir: data_dir.clone(),
             default_harness: HarnessId::Codex,
             runtime_token: None,
+            public_url: "http://127.0.0.1:9".into(),
+            reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
         },
         providers,
     ));

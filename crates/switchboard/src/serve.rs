@@ -55,6 +55,10 @@ pub struct ServeArgs {
     /// Runtime authenticates with its enrolled credential instead.
     #[arg(long, env = "SWITCHBOARD_RUNTIME_TOKEN", hide_env_values = true)]
     pub runtime_token: Option<String>,
+    /// The URL Runtimes on other machines dial to reach this Core, as the self-hosted
+    /// enrollment command names it; `http://<listen address>` when unset.
+    #[arg(long)]
+    pub public_url: Option<String>,
     /// Start no local Runtime: every Runtime is remote. `/readyz` answers 200 once one of them
     /// advertises a usable harness.
     #[arg(long)]
@@ -126,6 +130,11 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
     ]
     .into_iter()
     .flatten();
+    // Bound first: the enrollment command names the address it got.
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
+    let addr = listener.local_addr()?;
     let state = Arc::new(AppState::new(
         Arc::new(store),
         secrets,
@@ -133,6 +142,11 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
             data_dir: args.data_dir.clone(),
             default_harness: args.default_harness,
             runtime_token: args.runtime_token.clone(),
+            public_url: args
+                .public_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{addr}")),
+            reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
         },
         default_providers,
     ));
@@ -165,10 +179,6 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
             .engine
             .attach("local".to_owned(), true, None, to_runtime, from_runtime);
     }
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .with_context(|| format!("binding {}", args.listen))?;
-    let addr = listener.local_addr()?;
     // Watch the signals before announcing the address (a parent may signal at once).
     let stop = shutdown_signal()?;
     {

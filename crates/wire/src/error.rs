@@ -56,6 +56,12 @@ pub enum ErrorCode {
     CredentialStorageUnavailable,
     /// Anything unexpected; details go to the log, never to the caller.
     Internal,
+    /// No Runtime can serve the request (a workspace operation with none connected).
+    ExecutionUnavailable,
+    /// Pending input on an Environment Session waited past its reservation deadline.
+    EnvironmentInputExpired,
+    /// Pending input on an Environment Session was cancelled before admission.
+    EnvironmentInputCancelled,
 }
 
 impl ErrorCode {
@@ -81,6 +87,9 @@ impl ErrorCode {
         ErrorCode::AuthenticationUnavailable,
         ErrorCode::CredentialStorageUnavailable,
         ErrorCode::Internal,
+        ErrorCode::ExecutionUnavailable,
+        ErrorCode::EnvironmentInputExpired,
+        ErrorCode::EnvironmentInputCancelled,
     ];
 
     /// `(status, type, code)` for this row.
@@ -115,6 +124,13 @@ impl ErrorCode {
                 (503, "server_error", Some("credential_storage_unavailable"))
             }
             ErrorCode::Internal => (500, "server_error", Some("server_error")),
+            ErrorCode::ExecutionUnavailable => (503, "server_error", Some("execution_unavailable")),
+            ErrorCode::EnvironmentInputExpired => {
+                (409, "conflict_error", Some("environment_input_expired"))
+            }
+            ErrorCode::EnvironmentInputCancelled => {
+                (409, "conflict_error", Some("environment_input_cancelled"))
+            }
         }
     }
 
@@ -358,6 +374,24 @@ mod tests {
             "server_error",
             Some("server_error"),
         ),
+        (
+            ErrorCode::ExecutionUnavailable,
+            503,
+            "server_error",
+            Some("execution_unavailable"),
+        ),
+        (
+            ErrorCode::EnvironmentInputExpired,
+            409,
+            "conflict_error",
+            Some("environment_input_expired"),
+        ),
+        (
+            ErrorCode::EnvironmentInputCancelled,
+            409,
+            "conflict_error",
+            Some("environment_input_cancelled"),
+        ),
     ];
 
     /// Fails to compile when a row is added without being listed in `ALL` (and so in `TABLE`).
@@ -382,6 +416,9 @@ mod tests {
             | ErrorCode::IdempotencyConflict
             | ErrorCode::AuthenticationUnavailable
             | ErrorCode::CredentialStorageUnavailable
+            | ErrorCode::ExecutionUnavailable
+            | ErrorCode::EnvironmentInputExpired
+            | ErrorCode::EnvironmentInputCancelled
             | ErrorCode::Internal => ErrorCode::ALL.contains(&code),
         }
     }

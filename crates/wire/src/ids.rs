@@ -25,6 +25,12 @@ pub enum IdKind {
     Environment,
     /// One request to a Runtime about a workspace (`workspace_*` frames).
     WorkspaceRequest,
+    /// A Vault: a Project's collection of MCP credentials.
+    Vault,
+    /// A credential in a Vault.
+    Credential,
+    /// A file of a managed Environment's configuration (`environment.files[].id`).
+    File,
 }
 
 impl IdKind {
@@ -42,6 +48,9 @@ impl IdKind {
             IdKind::Delivery => "dlv_",
             IdKind::Environment => "env_",
             IdKind::WorkspaceRequest => "wsreq_",
+            IdKind::Vault => "vault_",
+            IdKind::Credential => "cred_",
+            IdKind::File => "file_",
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Route handlers, one module per resource.
 
 pub mod agents;
+pub mod environments;
 pub mod pages;
 pub mod sessions;
+pub mod vaults;

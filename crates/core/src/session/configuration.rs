@@ -97,3 +97,17 @@ pub fn configuration(snap: &SessionSnapshot, provider: &ModelProvider) -> Sessio
         workspace: None,
     }
 }
+
+/// The configuration with the Session's workspace, its `env` values opened (they are stored
+/// sealed and travel open only in `execution_prepare`).
+pub fn with_workspace(
+    mut config: SessionConfiguration,
+    workspace: Option<switchboard_protocol::Workspace>,
+    secrets: &crate::secrets::SecretBox,
+) -> Result<SessionConfiguration, crate::secrets::SecretError> {
+    config.workspace = match workspace {
+        Some(w) => Some(crate::environments::doc::open_env(w, secrets)?),
+        None => None,
+    };
+    Ok(config)
+}

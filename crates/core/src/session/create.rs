@@ -18,7 +18,7 @@ use switchboard_store::{IdempotencyRecord, SessionRecord, StoreError};
 use switchboard_wire::ids::{IdKind, new_id};
 use tokio::sync::broadcast;
 
-use super::configuration::{configuration, snapshot};
+use super::configuration::{configuration, snapshot, with_workspace};
 use super::engine::Engine;
 use super::error::SessionError;
 use super::hub::Published;
@@ -27,7 +27,6 @@ use super::objects::SessionStatus;
 use super::runtimes::{Route, Unavailable};
 use super::state::{Live, SessionDoc, SessionMeta, Tx};
 use crate::clock::unix_now;
-const HOSTED: &str = "This service does not provide openai_hosted environments; use environment none or self_hosted.";
 
 fn harness_name(h: HarnessId) -> String {
     serde_json::to_value(h)
@@ -96,10 +95,13 @@ pub async fn create(
     };
     let mut agent = resolve(saved.as_ref(), req.agent.as_ref())?;
     agent.x_agents_core = agent.x_agents_core.overridden_by(&req.x_agents_core);
+    // Vault credentials bind before execution admission (core-contracts §2.3 step 4).
+    let credentials =
+        super::credentials::bind(engine.store.as_ref(), &req.vault_ids, &mut agent.tools).await?;
 
-    if let EnvironmentRequest::OpenaiHosted(_) = req.environment {
-        return Err(SessionError::unsupported(Some("environment"), HOSTED));
-    }
+    let session_id = new_id(IdKind::Session);
+    let now = unix_now();
+    let workspace = super::workspace::admit(engine, &req, &session_id, now).await?;
     let placement = req.environment.placement();
     let harness = agent.x_agents_core.harness.unwrap_or(default_harness);
     let provider: ModelProvider = match &agent.x_agents_core.model_provider {
@@ -113,14 +115,22 @@ pub async fn create(
     let decl = declaration(harness);
     validate_selection(decl, &snap)?;
 
-    let config = configuration(&snap, &provider);
+    let stored_workspace = workspace.as_ref().map(|w| w.environment.workspace());
+    let config = with_workspace(
+        configuration(&snap, &provider),
+        stored_workspace.clone(),
+        &engine.secrets,
+    )?;
     let required = required_capabilities(&snap);
+    // A self-hosted Environment's Runtime may not exist yet: its input waits for it.
+    let gated = !matches!(req.environment, EnvironmentRequest::SelfHosted { .. });
     match engine
         .links
         .pick(config.harness, &required, "", Route::Deployment)
     {
         // Being installed: admitted, and its Turn waits in `queued` until the install ends.
         Ok(_) | Err(Unavailable::Installing) => {}
+        Err(_) if !gated && declaration(harness).native.adapter => {}
         Err(why) => {
             return Err(SessionError::unsupported(
                 None,
@@ -130,25 +140,17 @@ pub async fn create(
     }
 
     // Everything is admitted: build the Session, provider key sealed in its document.
-    let now = unix_now();
     let mut stored_agent = agent.clone();
     if let Some(p) = stored_agent.x_agents_core.model_provider.as_mut() {
         p.api_key = engine.secrets.seal(&p.api_key)?;
     }
-    let environment = match &req.environment {
-        EnvironmentRequest::SelfHosted {
-            workspace_directory,
-            capability_directories,
-        } => json!({
-            "type": "self_hosted", "id": null, "remote_url": null,
-            "workspace_directory": workspace_directory,
-            "capability_directories": capability_directories.clone().unwrap_or(json!([])),
-        }),
-        _ => json!({ "type": "none" }),
+    let environment = match &workspace {
+        Some(w) => w.environment.session_json(&engine.settings.public_url),
+        None => json!({ "type": "none" }),
     };
     let live = Live {
         meta: SessionMeta {
-            id: new_id(IdKind::Session),
+            id: session_id.clone(),
             created_at: now,
             agent_id: req.agent_id.clone(),
             metadata: req.metadata.clone(),
@@ -165,22 +167,39 @@ pub async fn create(
             usage_sum: Some(Default::default()),
             ended_turns: 0,
             vault_ids: req.vault_ids.clone(),
+            credentials,
             prompt_cache_options: req.prompt_cache_options.clone(),
             review: req.review.clone(),
             active: None,
+            workspace: stored_workspace,
+            reservation: None,
+            environment_failed: false,
         },
         config: Arc::new(config),
     };
-    let session_id = live.meta.id.clone();
-    let created = json!({ "type": "agent.session.created", "session": live.to_json() });
+    // The enrollment is shown in the create response only (its token is never stored).
+    let enrollment = workspace.as_ref().and_then(|w| w.enrollment_json(engine));
+    let created = json!({
+        "type": "agent.session.created",
+        "session": with_enrollment(live.to_json(), enrollment.as_ref()),
+    });
     let mut tx = Tx::new(&live);
     tx.touch();
+    if let Some(w) = &workspace
+        && w.created
+    {
+        tx.write.environment = Some(w.environment.record()?);
+    }
     tx.write.create_key = key.clone().map(|k| IdempotencyRecord {
         session_id: session_id.clone(),
         ..k
     });
+    let reserved = req.input.is_some() && engine.reserve_if_offline(&mut tx, true);
     for message in req.input.iter().flatten() {
         super::input::message(&mut tx, message)?;
+    }
+    if reserved {
+        Engine::publish_pending(&mut tx);
     }
     let mut guard = engine.lock_new(live).await;
     // The creation stream subscribes before anything is published, so it misses nothing.
@@ -200,7 +219,10 @@ pub async fn create(
         }
         return Err(e);
     }
-    let session = guard.as_ref().ok_or(SessionError::NotFound)?.to_json();
+    let session = with_enrollment(
+        guard.as_ref().ok_or(SessionError::NotFound)?.to_json(),
+        enrollment.as_ref(),
+    );
     Ok(Created {
         session,
         session_id,
@@ -240,6 +262,18 @@ async fn retry(
         stream,
         obfuscate,
     })
+}
+
+/// A self-hosted Session's create response: `x_agents_core.enrollment{token, command}`.
+fn with_enrollment(mut session: Value, enrollment: Option<&Value>) -> Value {
+    if let Some(e) = enrollment
+        && let Some(x) = session
+            .get_mut("x_agents_core")
+            .and_then(Value::as_object_mut)
+    {
+        x.insert("enrollment".into(), e.clone());
+    }
+    session
 }
 
 fn with_event_id(mut event: Value) -> Value {

@@ -8,6 +8,7 @@ use futures::future::BoxFuture;
 use switchboard_protocol::messages::{
     ExecutionPrepare, ExecutionStart, PreparationState, PromptSteer,
 };
+use switchboard_protocol::workspace::WorkspacePlacement;
 use switchboard_store::StoreError;
 use switchboard_wire::ids::{IdKind, new_id};
 
@@ -16,6 +17,7 @@ use super::engine::Engine;
 use super::objects::TurnStatus;
 use super::runtimes::{Route, Unavailable};
 use super::state::Tx;
+use crate::environments::EnvironmentStatus;
 use crate::sync::lock;
 
 /// How long a Runtime may take to prepare a Session (a cold harness start included).
@@ -58,11 +60,30 @@ impl Engine {
                     live.doc.harness,
                 );
                 let required = switchboard_harness::required_capabilities(&snap);
+                let workspace = config.workspace.as_ref();
+                let route = match workspace {
+                    Some(w) if w.placement == WorkspacePlacement::SelfHosted => {
+                        Route::Environment(&w.environment_id)
+                    }
+                    _ => Route::Deployment,
+                };
+                // A managed workspace lives on the Runtime that made it.
+                let host = match workspace {
+                    Some(w) if w.placement == WorkspacePlacement::Managed => {
+                        self.managed_host(&w.environment_id).await
+                    }
+                    _ => None,
+                };
                 match self
                     .links
-                    .pick(config.harness, &required, &id, Route::Deployment)
+                    .pick_on(config.harness, &required, &id, route, host.as_deref())
                 {
                     Ok(link) => {
+                        if let Some(w) = workspace.filter(|_| host.is_none())
+                            && w.placement == WorkspacePlacement::Managed
+                        {
+                            self.bind_managed_host(&w.environment_id, link).await;
+                        }
                         let mut tx = Tx::new(live);
                         super::turns::bind(&mut tx, link);
                         self.commit_logged(&mut guard, tx).await;
@@ -116,6 +137,16 @@ impl Engine {
                 return self.fail_unstarted(&id, link, &code, &message).await;
             }
             self.links.set_prepared(link, &id, true);
+            // A managed workspace is ready once a Runtime prepared it (files written, setup
+            // commands run); a self-hosted one is ready when its Runtime advertises.
+            if let Some(w) = config
+                .workspace
+                .as_ref()
+                .filter(|w| w.placement == WorkspacePlacement::Managed)
+            {
+                self.environment_changed(&w.environment_id, EnvironmentStatus::Ready)
+                    .await;
+            }
         }
 
         let Ok(mut guard) = self.lock(&id).await else {
@@ -152,6 +183,43 @@ impl Engine {
         self.commit_logged(&mut guard, tx).await;
     }
 
+    /// The deployment Runtime a managed Environment is bound to, if any.
+    async fn managed_host(&self, environment_id: &str) -> Option<String> {
+        match crate::environments::load(self.store.as_ref(), environment_id).await {
+            Ok(env) => env.doc.runtime_id,
+            Err(e) => {
+                tracing::warn!(environment = environment_id, error = %e, "cannot read an Environment");
+                None
+            }
+        }
+    }
+
+    /// Binds a managed Environment to the Runtime of `link`, its first host.
+    pub async fn bind_managed_host(&self, environment_id: &str, link: u64) {
+        let Some(runtime_id) = self.links.runtime_id(link) else {
+            return;
+        };
+        let Ok(mut env) = crate::environments::load(self.store.as_ref(), environment_id).await
+        else {
+            return;
+        };
+        if env.doc.runtime_id.is_some() {
+            return;
+        }
+        env.doc.runtime_id = Some(runtime_id);
+        let stored = match env.record() {
+            Ok(rec) => self
+                .store
+                .put_environment(&rec)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        if let Err(e) = stored {
+            tracing::error!(environment = environment_id, error = %e, "cannot bind an Environment to its Runtime");
+        }
+    }
+
     async fn fail_unstarted(self: &Arc<Self>, id: &str, link: u64, code: &str, message: &str) {
         let Ok(mut guard) = self.lock(id).await else {
             return;
@@ -162,8 +230,50 @@ impl Engine {
             .active()
             .is_some_and(|t| !t.started && t.link == Some(link))
         {
+            if code == "sandbox_error" {
+                self.environment_failed(&mut tx, message).await;
+            }
             super::turns::fail(&mut tx, code, message);
             self.commit_logged(&mut guard, tx).await;
+        }
+    }
+
+    /// agents-api-wire §11: a workspace that failed to prepare publishes
+    /// `environment.failed`, then `error{environment_error, sandbox_error}`; the Turn's
+    /// failure then publishes `session.failed`, and new input is refused.
+    async fn environment_failed(&self, tx: &mut Tx, message: &str) {
+        let Some(w) = tx.live.doc.workspace.clone() else {
+            return;
+        };
+        let error = serde_json::json!({
+            "type": "environment_error", "code": "sandbox_error", "message": message,
+        });
+        let sid = tx.id().to_owned();
+        let tid = tx.live.doc.active.as_ref().map(|t| t.turn.id.clone());
+        let kind = match w.placement {
+            WorkspacePlacement::Managed => "openai_hosted",
+            WorkspacePlacement::SelfHosted => "self_hosted",
+        };
+        tx.publish(super::reservations::environment_event(
+            &sid,
+            tid.as_deref(),
+            &w.environment_id,
+            kind,
+            EnvironmentStatus::Failed,
+            Some(error.clone()),
+        ));
+        let mut public = error;
+        public["param"] = serde_json::Value::Null;
+        tx.publish(serde_json::json!({ "type": "error", "session_id": sid, "error": public }));
+        tx.live.doc.environment_failed = w.placement == WorkspacePlacement::Managed;
+        tx.touch();
+        if let Ok(mut env) = crate::environments::load(self.store.as_ref(), &w.environment_id).await
+        {
+            env.doc.status = EnvironmentStatus::Failed;
+            match env.record() {
+                Ok(rec) => tx.write.environment = Some(rec),
+                Err(e) => tracing::error!(error = %e, "cannot store an Environment"),
+            }
         }
     }
 
@@ -181,8 +291,13 @@ impl Engine {
                 super::turns::fail(&mut tx, "core_restarted", "Core restarted during the Turn");
             } else {
                 turn.link = None;
+                let turn_id = turn.turn.id.clone();
                 tx.touch();
                 lock(&self.queued).push(rec.id.clone());
+                // A reservation's deadline restarts with Core (its timer did not survive).
+                if tx.live.doc.reservation.is_some() {
+                    self.arm_deadline(rec.id.clone(), turn_id);
+                }
             }
             self.commit_logged(&mut guard, tx).await;
         }

@@ -18,9 +18,10 @@ use switchboard_store::{SessionRecord, Store};
 use switchboard_wire::ids::IdKind;
 use tokio::sync::OwnedMutexGuard;
 
-use super::configuration::{configuration, snapshot};
+use super::configuration::{configuration, snapshot, with_workspace};
 use super::error::SessionError;
 use super::hub::Hub;
+use super::reservations::Outcome;
 use super::runtimes::Links;
 use super::state::{Effect, Live, SessionDoc, SessionMeta, Tx};
 use crate::secrets::SecretBox;
@@ -29,8 +30,28 @@ use crate::sync::lock;
 pub(super) type Slot = Arc<tokio::sync::Mutex<Option<Live>>>;
 pub type Guard = OwnedMutexGuard<Option<Live>>;
 
+/// Deployment settings the Session engine needs.
+#[derive(Debug, Clone)]
+pub struct EngineSettings {
+    /// The URL Runtimes dial to reach this Core (`switchboard runtime --core URL`).
+    pub public_url: String,
+    /// How long input on an Environment Session waits for its Environment before it is
+    /// refused (core-contracts §6.8: 5 minutes).
+    pub reservation_deadline: std::time::Duration,
+}
+
+impl Default for EngineSettings {
+    fn default() -> Self {
+        EngineSettings {
+            public_url: "http://127.0.0.1:8080".into(),
+            reservation_deadline: std::time::Duration::from_secs(300),
+        }
+    }
+}
+
 pub struct Engine {
     pub store: Arc<dyn Store>,
+    pub settings: EngineSettings,
     pub secrets: SecretBox,
     pub hub: Hub,
     pub links: Links,
@@ -42,6 +63,9 @@ pub struct Engine {
     pub(super) runs: Mutex<HashMap<String, String>>,
     /// Sessions whose Turn waits for a Runtime that can run it.
     pub(super) queued: Mutex<Vec<String>>,
+    /// Input requests waiting on a reservation, by the reserved Turn's ID.
+    pub(super) reservations:
+        Mutex<HashMap<String, tokio::sync::oneshot::Sender<super::reservations::Outcome>>>,
 }
 
 impl Engine {
@@ -49,9 +73,11 @@ impl Engine {
         store: Arc<dyn Store>,
         secrets: SecretBox,
         default_providers: Vec<ModelProvider>,
+        settings: EngineSettings,
     ) -> Arc<Engine> {
         Arc::new(Engine {
             store,
+            settings,
             secrets,
             hub: Hub::default(),
             links: Links::default(),
@@ -59,6 +85,7 @@ impl Engine {
             sessions: Mutex::new(HashMap::new()),
             runs: Mutex::new(HashMap::new()),
             queued: Mutex::new(Vec::new()),
+            reservations: Mutex::new(HashMap::new()),
         })
     }
 
@@ -178,9 +205,14 @@ impl Engine {
             doc.placement.clone(),
             doc.harness,
         );
+        let config = with_workspace(
+            configuration(&snap, &provider),
+            doc.workspace.clone(),
+            &self.secrets,
+        )?;
         Ok(Live {
             meta,
-            config: Arc::new(configuration(&snap, &provider)),
+            config: Arc::new(config),
             doc,
         })
     }
@@ -202,7 +234,32 @@ impl Engine {
             .as_ref()
             .and_then(|l| l.doc.active.as_ref())
             .map(|t| t.run_id.clone());
+        let turn_of = |l: &Live| l.doc.active.as_ref().map(|t| t.turn.id.clone());
+        let reserved_before = guard
+            .as_ref()
+            .filter(|l| l.doc.reservation.is_some())
+            .and_then(turn_of);
+        let reserved_after = tx
+            .live
+            .doc
+            .reservation
+            .is_some()
+            .then(|| turn_of(&tx.live))
+            .flatten();
+        let turn_after = turn_of(&tx.live);
         **guard = Some(tx.live);
+        match (reserved_before, reserved_after) {
+            (Some(turn), None) => {
+                let outcome = if turn_after.as_ref() == Some(&turn) {
+                    Outcome::Admitted
+                } else {
+                    Outcome::Cancelled
+                };
+                self.reservation_settled(&turn, outcome);
+            }
+            (None, Some(turn)) => self.arm_deadline(id.clone(), turn),
+            _ => {}
+        }
         if let Some(settled) = before.filter(|b| Some(b) != run.as_ref()) {
             // The Turn settled: its Run takes no more frames.
             lock(&self.runs).remove(&settled);

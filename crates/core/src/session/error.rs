@@ -38,9 +38,27 @@ pub enum SessionError {
     /// The input cannot apply in the Session's current state (409 `conflict`).
     #[error("{0}")]
     Conflict(&'static str),
+    /// An MCP server's Vault credential cannot be selected (400, core-contracts §5.4).
+    #[error("{0}")]
+    CredentialSelection(String),
+    /// More than one attached credential matches an MCP server (409, core-contracts §5.4).
+    #[error("{0}")]
+    CredentialConflict(String),
     /// A function result that names no call of this Session or the wrong Turn.
     #[error("{0}")]
     UnknownCall(String),
+    /// No Runtime can serve the request (503 `execution_unavailable`).
+    #[error("Execution is not available on this service.")]
+    ExecutionUnavailable,
+    /// A workspace path the Runtime refused (it leaves the workspace): 400, param `path`.
+    #[error("{0}")]
+    InvalidPath(String),
+    /// Pending input waited past the reservation deadline for its Environment (409).
+    #[error("The environment input deadline elapsed before admission.")]
+    EnvironmentInputExpired,
+    /// Pending input was cancelled before its Environment admitted it (409).
+    #[error("The environment input was cancelled before admission.")]
+    EnvironmentInputCancelled,
     #[error(transparent)]
     Agent(#[from] AgentError),
     #[error(transparent)]

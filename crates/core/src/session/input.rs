@@ -29,6 +29,9 @@ pub const UNKNOWN_CALL: &str = "Unknown pending tool call";
 pub const OTHER_TURN: &str = "The tool call belongs to a different Turn.";
 pub const DIFFERENT_RESULT: &str = "The tool call already has a different result.";
 pub const CANNOT_ACCEPT: &str = "The Turn cannot accept this input in its current state.";
+/// core-contracts §3.2: input after the managed Environment failed to provision.
+pub const HOSTED_ENVIRONMENT_FAILED: &str = "the hosted environment failed to provision";
+pub const EARLIER_INPUT_PENDING: &str = "Earlier input to this Session is still pending.";
 
 /// `POST …/events`: 1–64 input events, admitted atomically into one commit. A retry with the
 /// same key and the same events is accepted again without applying anything; the same key
@@ -55,6 +58,16 @@ pub async fn post_events(
         return Ok(());
     }
     let mut tx = Tx::new(loaded(&guard)?);
+    let messages = events
+        .iter()
+        .any(|e| matches!(e, InputEvent::Message { .. }));
+    if messages && tx.live.doc.environment_failed {
+        return Err(SessionError::Conflict(HOSTED_ENVIRONMENT_FAILED));
+    }
+    if messages && tx.live.doc.reservation.is_some() {
+        return Err(SessionError::Conflict(EARLIER_INPUT_PENDING));
+    }
+    let reserved = messages && engine.reserve_if_offline(&mut tx, false);
     for event in &events {
         match event {
             InputEvent::Message { input } => {
@@ -96,8 +109,32 @@ pub async fn post_events(
             created_at: unix_now(),
         });
     }
-    engine.commit(&mut guard, tx).await
+    let reserved_turn = match (&tx.live.doc.reservation, &tx.live.doc.active) {
+        (Some(_), Some(turn)) if reserved => Some(turn.turn.id.clone()),
+        _ => None,
+    };
+    let waiter = reserved_turn.map(|turn| {
+        Engine::publish_pending(&mut tx);
+        engine.await_reservation(&turn)
+    });
+    engine.commit(&mut guard, tx).await?;
+    drop(guard);
+    // Held until the Environment admits the input (core-contracts §6.8: ≤6 min), so the
+    // caller gets its outcome: 202, or the exact 409 of an expiry or a cancel.
+    match waiter {
+        Some(rx) => {
+            match tokio::time::timeout(engine.settings.reservation_deadline + HOLD_MARGIN, rx).await
+            {
+                Ok(Ok(outcome)) => outcome.into_result(),
+                _ => Err(SessionError::EnvironmentInputExpired),
+            }
+        }
+        None => Ok(()),
+    }
 }
+
+/// How much longer than the reservation deadline an input request is held at most.
+const HOLD_MARGIN: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Applies one user message: it opens a Turn on an idle Session and joins the running Turn
 /// otherwise (a parallel Turn is never started).

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 
 use super::engine::{Engine, Slot};
 use super::state::Tx;
+use crate::environments::EnvironmentStatus;
 use crate::sync::lock;
 
 impl Engine {
@@ -25,21 +26,44 @@ impl Engine {
         to_runtime: mpsc::Sender<Envelope<CoreToRuntime>>,
         mut from_runtime: mpsc::Receiver<Envelope<RuntimeToCore>>,
     ) -> u64 {
-        let link = self.links.add(runtime_id, local, environment, to_runtime);
+        let link = self
+            .links
+            .add(runtime_id, local, environment.clone(), to_runtime);
         let this = self.clone();
         tokio::spawn(async move {
+            // Connection, not readiness: `ready` follows its first advertisement.
+            if let Some(env) = &environment {
+                this.environment_changed(env, EnvironmentStatus::Connected)
+                    .await;
+            }
             while let Some(frame) = from_runtime.recv().await {
-                this.handle_frame(link, frame).await;
+                this.handle_frame(link, frame, environment.as_deref()).await;
             }
             this.link_lost(link).await;
+            if let Some(env) = &environment
+                && !this.links.environment_connected(env)
+            {
+                this.environment_changed(env, EnvironmentStatus::Disconnected)
+                    .await;
+            }
         });
         link
     }
 
-    async fn handle_frame(self: &Arc<Self>, link: u64, frame: Envelope<RuntimeToCore>) {
+    async fn handle_frame(
+        self: &Arc<Self>,
+        link: u64,
+        frame: Envelope<RuntimeToCore>,
+        environment: Option<&str>,
+    ) {
         match frame.message {
             RuntimeToCore::Heartbeat(beat) => {
+                let advertises = !beat.supported_harnesses.is_empty();
                 self.links.set_advertisement(link, beat.supported_harnesses);
+                if let Some(env) = environment.filter(|_| advertises) {
+                    self.environment_changed(env, EnvironmentStatus::Ready)
+                        .await;
+                }
                 self.kick_queued();
             }
             RuntimeToCore::PreparationStatus(status) => match status.state {
@@ -53,6 +77,15 @@ impl Engine {
             },
             RuntimeToCore::ProtocolError(e) => {
                 tracing::warn!(link, frame = ?e.frame_type, code = %e.error_code, message = %e.message, "Runtime protocol error");
+            }
+            RuntimeToCore::WorkspaceResult(result) => {
+                let answered = frame
+                    .id
+                    .as_deref()
+                    .is_some_and(|id| self.links.workspace_result(id, result));
+                if !answered {
+                    tracing::debug!(link, "a workspace_result nobody awaits is ignored");
+                }
             }
             RuntimeToCore::Hello(_) => {
                 tracing::warn!(link, "a second hello on an open link is ignored");

@@ -91,26 +91,30 @@ impl Turn {
     }
 }
 
-/// A required action of the `function_call` kind (the only kind Sessions on `none` have).
+/// A required action: a function call awaiting its result, or an offline self-hosted
+/// Environment awaiting its Runtime (core-contracts §3.6).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RequiredAction {
-    /// The arguments as the model wrote them (JSON text).
-    pub arguments: String,
-    pub call_id: String,
-    pub name: String,
-    pub turn_id: String,
-    #[serde(rename = "type")]
-    pub kind: String,
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RequiredAction {
+    FunctionCall {
+        /// The arguments as the model wrote them (JSON text).
+        arguments: String,
+        call_id: String,
+        name: String,
+        turn_id: String,
+    },
+    EnvironmentConnection {
+        environment_id: String,
+    },
 }
 
 impl RequiredAction {
     pub fn function_call(turn_id: &str, call_id: &str, name: &str, arguments: &str) -> Self {
-        RequiredAction {
+        RequiredAction::FunctionCall {
             arguments: arguments.to_owned(),
             call_id: call_id.to_owned(),
             name: name.to_owned(),
             turn_id: turn_id.to_owned(),
-            kind: "function_call".into(),
         }
     }
 }

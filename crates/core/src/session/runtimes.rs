@@ -18,6 +18,7 @@ use switchboard_protocol::capabilities::{HarnessAdvertisement, HarnessState};
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::envelope::Envelope;
 use switchboard_protocol::messages::PreparationStatus;
+use switchboard_protocol::workspace::WorkspaceResult;
 use tokio::sync::{mpsc, oneshot};
 
 struct Link {
@@ -76,6 +77,8 @@ pub struct Links {
     next: AtomicU64,
     links: Mutex<HashMap<u64, Link>>,
     preparing: Mutex<HashMap<(u64, String), oneshot::Sender<PreparationStatus>>>,
+    /// Workspace requests awaiting their `workspace_result`, by frame id (`wsreq_…`).
+    workspace: Mutex<HashMap<String, oneshot::Sender<WorkspaceResult>>>,
 }
 
 /// The capabilities an advertisement turns on, by their wire member names (the names of
@@ -159,6 +162,49 @@ impl Links {
             .any(|l| l.serves(Route::Environment(environment_id)))
     }
 
+    /// The link enrolled for this self-hosted Environment.
+    pub fn environment_link(&self, environment_id: &str) -> Option<u64> {
+        let links = lock(&self.links);
+        links
+            .iter()
+            .filter(|(_, l)| l.serves(Route::Environment(environment_id)))
+            .map(|(id, _)| *id)
+            .min()
+    }
+
+    /// A deployment link: the one of `runtime_id` when given (a managed workspace lives on
+    /// the Runtime that made it), else the local one, else the oldest.
+    pub fn deployment_link(&self, runtime_id: Option<&str>) -> Option<u64> {
+        let links = lock(&self.links);
+        let deployment = links.iter().filter(|(_, l)| l.serves(Route::Deployment));
+        match runtime_id {
+            Some(rid) => deployment
+                .filter(|(_, l)| l.runtime_id == rid)
+                .map(|(id, _)| *id)
+                .min(),
+            None => deployment
+                .min_by_key(|(id, l)| (!l.local, **id))
+                .map(|(id, _)| *id),
+        }
+    }
+
+    /// Registers interest in the `workspace_result` of frame `id`.
+    pub fn expect_workspace_result(&self, id: &str) -> oneshot::Receiver<WorkspaceResult> {
+        let (tx, rx) = oneshot::channel();
+        lock(&self.workspace).insert(id.to_owned(), tx);
+        rx
+    }
+
+    pub fn forget_workspace_request(&self, id: &str) {
+        lock(&self.workspace).remove(id);
+    }
+
+    /// A `workspace_result` arrived; false when nobody awaits that frame id.
+    pub fn workspace_result(&self, id: &str, result: WorkspaceResult) -> bool {
+        let waiter = lock(&self.workspace).remove(id);
+        waiter.is_some_and(|w| w.send(result).is_ok())
+    }
+
     /// The local Runtime has advertised its harnesses.
     pub fn local_ready(&self) -> bool {
         let links = lock(&self.links);
@@ -195,12 +241,28 @@ impl Links {
         session_id: &str,
         route: Route<'_>,
     ) -> Result<u64, Unavailable> {
+        self.pick_on(harness, required, session_id, route, None)
+    }
+
+    /// [`Self::pick`] among the links of one Runtime (`runtime_id`) when given.
+    pub fn pick_on(
+        &self,
+        harness: HarnessId,
+        required: &[Capability],
+        session_id: &str,
+        route: Route<'_>,
+        runtime_id: Option<&str>,
+    ) -> Result<u64, Unavailable> {
         let links = lock(&self.links);
         let mut missing = None;
         let mut best: Option<u64> = None;
         let mut installing = false;
         let mut failed = None;
-        for (id, link) in links.iter().filter(|(_, l)| l.serves(route)) {
+        let on_runtime = |l: &Link| runtime_id.is_none_or(|r| l.runtime_id == r);
+        for (id, link) in links
+            .iter()
+            .filter(|(_, l)| l.serves(route) && on_runtime(l))
+        {
             let Some((_, caps)) = link.runnable.iter().find(|(h, _)| *h == harness) else {
                 match link.states.iter().find(|(h, _)| *h == harness) {
                     Some((_, HarnessState::Installing)) => installing = true,

@@ -47,10 +47,31 @@ pub struct SessionDoc {
     pub usage_sum: Option<Usage>,
     pub ended_turns: u64,
     pub vault_ids: Vec<String>,
+    /// Each HTTP MCP server's frozen Vault credential (`session::credentials`).
+    #[serde(default)]
+    pub credentials: Vec<super::credentials::BoundCredential>,
     pub prompt_cache_options: Option<Value>,
     pub review: Option<String>,
     /// The root Turn that has not settled.
     pub active: Option<ActiveTurn>,
+    /// The workspace of an Environment Session (`env` values sealed).
+    #[serde(default)]
+    pub workspace: Option<switchboard_protocol::Workspace>,
+    /// Input waiting for the self-hosted Environment's Runtime to connect (core-contracts
+    /// §6.8): the active Turn has not been admitted to a Runtime yet.
+    #[serde(default)]
+    pub reservation: Option<Reservation>,
+    /// The managed Environment failed to prepare (`sandbox_error`): no new input is taken.
+    #[serde(default)]
+    pub environment_failed: bool,
+}
+
+/// Pending input on an offline self-hosted Environment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reservation {
+    pub environment_id: String,
+    /// The Session's initial input: its expiry fails the Session.
+    pub initial: bool,
 }
 
 /// What kind of native item a Runtime item ID stands for.
@@ -140,7 +161,8 @@ impl Live {
     pub fn derive_status(&self) -> SessionStatus {
         match &self.doc.active {
             Some(turn) => {
-                let awaiting = turn.calls.iter().any(|(_, c)| c.state.awaits_result());
+                let awaiting = turn.calls.iter().any(|(_, c)| c.state.awaits_result())
+                    || self.doc.reservation.is_some();
                 if awaiting && !turn.cancel_requested {
                     SessionStatus::RequiresAction
                 } else {
@@ -350,6 +372,11 @@ impl Tx {
                 .map(|(id, c)| {
                     RequiredAction::function_call(&turn.turn.id, id, &c.name, &c.arguments)
                 })
+                .chain(self.live.doc.reservation.as_ref().map(|r| {
+                    RequiredAction::EnvironmentConnection {
+                        environment_id: r.environment_id.clone(),
+                    }
+                }))
                 .collect(),
             _ => Vec::new(),
         };

@@ -84,6 +84,7 @@ pub fn settle(
         }
     }
     let doc = &mut tx.live.doc;
+    doc.reservation = None;
     doc.ended_turns += 1;
     doc.usage_sum = match (doc.usage_sum, usage) {
         (Some(sum), Some(u)) => Some(add_usage(&sum, &u)),

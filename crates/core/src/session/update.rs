@@ -41,15 +41,44 @@ pub async fn update(
 
 /// Deletes an idle Session, its history and streams, and releases it on every Runtime that
 /// prepared it.
-pub async fn delete(engine: &Engine, id: &str) -> Result<(), SessionError> {
+pub async fn delete(engine: &Arc<Engine>, id: &str) -> Result<(), SessionError> {
     let mut guard = engine.lock(id).await?;
     if guard.as_ref().is_some_and(|l| l.doc.active.is_some()) {
         return Err(SessionError::Conflict(ACTIVE_TURN));
     }
+    let environment_id = guard
+        .as_ref()
+        .and_then(|l| l.doc.workspace.as_ref())
+        .map(|w| w.environment_id.clone());
     engine.store.delete_session(id).await?;
     *guard = None;
     drop(guard);
     engine.forget(id);
     engine.release(id).await;
+    if let Some(env) = environment_id {
+        delete_own_environment(engine, id, &env).await?;
+    }
+    Ok(())
+}
+
+/// The Environment a Session created goes with it: its row, and a managed workspace on the
+/// Runtime hosting it. One named by `environment_id` belongs to no Session and stays.
+async fn delete_own_environment(
+    engine: &Arc<Engine>,
+    session_id: &str,
+    environment_id: &str,
+) -> Result<(), SessionError> {
+    let env = match crate::environments::load(engine.store.as_ref(), environment_id).await {
+        Ok(env) => env,
+        Err(SessionError::NotFound) => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    if env.doc.session_id.as_deref() != Some(session_id) {
+        return Ok(());
+    }
+    engine.store.delete_environment(environment_id).await?;
+    // The delete does not wait on the Runtime; the removal is logged if unconfirmed.
+    let engine = engine.clone();
+    tokio::spawn(async move { crate::environments::files::remove(&engine, &env).await });
     Ok(())
 }

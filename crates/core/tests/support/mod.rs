@@ -51,14 +51,25 @@ fn all_capabilities() -> Capabilities {
 impl Peer {
     /// Core on an ephemeral port with no Runtime connected yet.
     pub async fn core_only() -> (Arc<AppState>, String, tempfile::TempDir) {
+        Peer::core_only_with(switchboard_core::state::RESERVATION_DEADLINE).await
+    }
+
+    /// [`Peer::core_only`] whose reservations expire after `deadline`.
+    pub async fn core_only_with(deadline: Duration) -> (Arc<AppState>, String, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
-        let (state, base) = Peer::core_in(dir.path()).await;
+        let (state, base) = Peer::core_in_with(dir.path(), deadline).await;
         (state, base, dir)
     }
 
     /// Core on the store in `dir` (a new one, or the one an earlier Core left) on an ephemeral
     /// port, with no Runtime connected yet.
     async fn core_in(dir: &std::path::Path) -> (Arc<AppState>, String) {
+        Peer::core_in_with(dir, switchboard_core::state::RESERVATION_DEADLINE).await
+    }
+
+    async fn core_in_with(dir: &std::path::Path, deadline: Duration) -> (Arc<AppState>, String) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let root = format!("http://{}", listener.local_addr().unwrap());
         let store = SqliteStore::open(&dir.join("core.sqlite")).await.unwrap();
         auth::bootstrap(&store, Some(KEY), 0).await.unwrap();
         let provider = ModelProvider {
@@ -75,11 +86,12 @@ impl Peer {
                 data_dir: dir.to_owned(),
                 default_harness: HarnessId::Codex,
                 runtime_token: None,
+                public_url: root.clone(),
+                reservation_deadline: deadline,
             },
             Some(provider),
         ));
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}/v1", listener.local_addr().unwrap());
+        let base = format!("{root}/v1");
         let app = router(state.clone());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         (state, base)
@@ -111,11 +123,32 @@ impl Peer {
     }
 
     pub fn attach(state: Arc<AppState>, base: String, dir: tempfile::TempDir) -> Peer {
+        Peer::attach_as(state, base, dir, None)
+    }
+
+    /// A remote Runtime enrolled for the self-hosted Environment `environment` (not
+    /// advertising yet).
+    pub fn attach_environment(
+        state: Arc<AppState>,
+        base: String,
+        dir: tempfile::TempDir,
+        environment: &str,
+    ) -> Peer {
+        Peer::attach_as(state, base, dir, Some(environment.to_owned()))
+    }
+
+    fn attach_as(
+        state: Arc<AppState>,
+        base: String,
+        dir: tempfile::TempDir,
+        environment: Option<String>,
+    ) -> Peer {
         let (to_runtime, from_core) = mpsc::channel(64);
         let (to_core, from_runtime) = mpsc::channel(64);
+        let local = environment.is_none();
         state
             .engine
-            .attach("peer".into(), true, None, to_runtime, from_runtime);
+            .attach("peer".into(), local, environment, to_runtime, from_runtime);
         Peer {
             base,
             state,

@@ -32,6 +32,7 @@ mod local_forms;
 mod mcp;
 mod model_provider;
 mod session_create;
+mod vault;
 
 pub use conflicts::*;
 pub use echo::{MAX_ECHO_BYTES, echoable, supported_list};
@@ -41,6 +42,7 @@ pub use local_forms::*;
 pub use mcp::*;
 pub use model_provider::*;
 pub use session_create::*;
+pub use vault::*;
 
 /// Expected-kind phrases of `Invalid type for ...` (the official vocabulary).
 pub mod kind {

@@ -170,18 +170,24 @@ fn self_hosted_needs_a_workspace_directory() {
 }
 
 #[test]
-fn openai_hosted_is_kept_as_sent() {
+fn openai_hosted_is_read_member_by_member() {
     let s = create_ok(
-        r#"{"environment":{"type":"openai_hosted","container_size":"small","network":{"access":"enabled"}},"agent":{"model":"m"}}"#,
+        r#"{"environment":{"type":"openai_hosted","network":{"access":"disabled"},"files":[{"type":"inline","path":"/workspace/a","data":"aGk="}]},"agent":{"model":"m"}}"#,
     );
     assert_eq!(s.environment.placement(), Placement::OpenaiHosted);
-    let EnvironmentRequest::OpenaiHosted(map) = s.environment else {
+    let EnvironmentRequest::OpenaiHosted(env) = s.environment else {
         panic!("not hosted");
     };
-    assert_eq!(
-        serde_json::to_string(&map).unwrap(),
-        r#"{"type":"openai_hosted","container_size":"small","network":{"access":"enabled"}}"#
-    );
+    assert!(env.network_disabled);
+    assert_eq!(env.files[0].path, "/workspace/a");
+    assert_eq!(env.unbuilt, None);
+}
+
+#[test]
+fn openai_hosted_unknown_members_are_refused() {
+    let e = create(r#"{"environment":{"type":"openai_hosted","gpu":true},"agent":{"model":"m"}}"#)
+        .unwrap_err();
+    assert_eq!(e.param.as_deref(), Some("environment.gpu"));
 }
 
 #[test]

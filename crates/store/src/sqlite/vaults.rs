@@ -1,0 +1,184 @@
+//! [`VaultStore`] on SQLite: the `vaults` and `vault_credentials` tables.
+
+use async_trait::async_trait;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+use super::{Cond, Listing, SqliteStore};
+use crate::vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
+use crate::writer::{Bind, Statement};
+use crate::{Page, PageQuery, Result};
+
+fn vault(row: &SqliteRow) -> VaultRecord {
+    VaultRecord {
+        id: row.get("id"),
+        created_at: row.get("created_at"),
+        status: row.get("status"),
+        metadata: row.get("metadata"),
+        doc: row.get("doc"),
+    }
+}
+
+fn credential(row: &SqliteRow) -> CredentialRecord {
+    CredentialRecord {
+        id: row.get("id"),
+        vault_id: row.get("vault_id"),
+        created_at: row.get("created_at"),
+        status: row.get("status"),
+        metadata: row.get("metadata"),
+        doc: row.get("doc"),
+    }
+}
+
+/// The filter conditions on a table with `status` and `metadata` columns. The metadata pairs
+/// match the stored object with `json_each`, as the Session list does.
+fn conditions(f: &VaultFilter, vaults: bool) -> Vec<Cond> {
+    let mut out = Vec::new();
+    if !f.status.is_empty() {
+        // At most the two statuses; one `IN` per count keeps every fragment fixed.
+        let sql = match f.status.len() {
+            1 => "status IN (?)",
+            _ => "status IN (?, ?)",
+        };
+        let binds: Vec<Bind> = f.status.iter().take(2).cloned().map(Bind::Text).collect();
+        out.push(Cond::new(sql, binds));
+    }
+    for (k, v) in &f.metadata {
+        let sql = if vaults {
+            "EXISTS (SELECT 1 FROM json_each(vaults.metadata) AS m \
+             WHERE m.key = ? AND m.type = 'text' AND m.value = ?)"
+        } else {
+            "EXISTS (SELECT 1 FROM json_each(vault_credentials.metadata) AS m \
+             WHERE m.key = ? AND m.type = 'text' AND m.value = ?)"
+        };
+        out.push(Cond::new(
+            sql,
+            [Bind::Text(k.clone()), Bind::Text(v.clone())],
+        ));
+    }
+    out
+}
+
+#[async_trait]
+impl VaultStore for SqliteStore {
+    async fn put_vault(&self, v: &VaultRecord) -> Result<()> {
+        self.write_all(vec![Statement::new(
+            "INSERT INTO vaults (id, created_at, status, metadata, doc) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (id) DO UPDATE SET status = excluded.status, \
+             metadata = excluded.metadata, doc = excluded.doc",
+            vec![
+                Bind::Text(v.id.clone()),
+                Bind::I64(v.created_at),
+                Bind::Text(v.status.clone()),
+                Bind::Text(v.metadata.clone()),
+                Bind::Text(v.doc.clone()),
+            ],
+        )])
+        .await
+    }
+
+    async fn get_vault(&self, id: &str) -> Result<Option<VaultRecord>> {
+        let row = sqlx::query("SELECT * FROM vaults WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(vault))
+    }
+
+    async fn list_vaults(&self, q: &PageQuery, f: &VaultFilter) -> Result<Page<VaultRecord>> {
+        self.page(
+            Listing {
+                table: "vaults",
+                columns: "*",
+                scope: vec![],
+                filter: conditions(f, true),
+                row: vault,
+            },
+            q,
+        )
+        .await
+    }
+
+    async fn delete_vault(&self, id: &str) -> Result<bool> {
+        // Its credentials go with it (ON DELETE CASCADE).
+        Ok(self
+            .write1(
+                "DELETE FROM vaults WHERE id = $1",
+                vec![Bind::Text(id.to_owned())],
+            )
+            .await?
+            == 1)
+    }
+
+    async fn put_credential(&self, c: &CredentialRecord) -> Result<()> {
+        self.write_all(vec![Statement::new(
+            "INSERT INTO vault_credentials (id, vault_id, created_at, status, metadata, doc) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
+             ON CONFLICT (id) DO UPDATE SET status = excluded.status, \
+             metadata = excluded.metadata, doc = excluded.doc",
+            vec![
+                Bind::Text(c.id.clone()),
+                Bind::Text(c.vault_id.clone()),
+                Bind::I64(c.created_at),
+                Bind::Text(c.status.clone()),
+                Bind::Text(c.metadata.clone()),
+                Bind::Text(c.doc.clone()),
+            ],
+        )])
+        .await
+    }
+
+    async fn get_credential(&self, vault_id: &str, id: &str) -> Result<Option<CredentialRecord>> {
+        let row = sqlx::query("SELECT * FROM vault_credentials WHERE vault_id = $1 AND id = $2")
+            .bind(vault_id)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(credential))
+    }
+
+    async fn list_credentials(
+        &self,
+        vault_id: &str,
+        q: &PageQuery,
+        f: &VaultFilter,
+    ) -> Result<Page<CredentialRecord>> {
+        self.page(
+            Listing {
+                table: "vault_credentials",
+                columns: "*",
+                scope: vec![Cond::new("vault_id = ?", [Bind::Text(vault_id.to_owned())])],
+                filter: conditions(f, false),
+                row: credential,
+            },
+            q,
+        )
+        .await
+    }
+
+    async fn credentials_of(&self, vault_ids: &[String]) -> Result<Vec<CredentialRecord>> {
+        // One query per Vault keeps the SQL fixed; a Session attaches few Vaults.
+        let mut out = Vec::new();
+        for id in vault_ids {
+            let rows = sqlx::query(
+                "SELECT * FROM vault_credentials WHERE vault_id = $1 AND status = 'active' \
+                 ORDER BY seq",
+            )
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?;
+            out.extend(rows.iter().map(credential));
+        }
+        Ok(out)
+    }
+
+    async fn delete_credential(&self, vault_id: &str, id: &str) -> Result<bool> {
+        Ok(self
+            .write1(
+                "DELETE FROM vault_credentials WHERE vault_id = $1 AND id = $2",
+                vec![Bind::Text(vault_id.to_owned()), Bind::Text(id.to_owned())],
+            )
+            .await?
+            == 1)
+    }
+}
