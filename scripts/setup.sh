@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the test suite needs that cargo does not: a Python venv with the pinned
 # official SDKs and pytest, the pinned native harness binaries (scripts/install-harnesses.sh), and
-# a pinned Node with the TypeScript SDK suite's packages (scripts/install-node.sh).
+# a pinned Node with the TypeScript SDK suite's packages (scripts/install-node.sh), and bubblewrap
+# (`bwrap`, Debian package `bubblewrap`), which isolates managed workspaces.
 # Idempotent; safe to run on a fresh machine and in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +25,19 @@ then
   .venv/bin/pip install --quiet --disable-pip-version-check $want
 fi
 echo "setup: python venv ready (.venv: $want)"
+
+# Managed workspaces run in a bubblewrap sandbox; without `bwrap` the Runtime does not advertise
+# them (and their tests fail in CI).
+if ! command -v bwrap >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get install -y --no-install-recommends bubblewrap >/dev/null
+  else
+    echo "setup: install bubblewrap (bwrap) with your package manager" >&2
+  fi
+fi
+command -v bwrap >/dev/null 2>&1 && echo "setup: bubblewrap ready ($(bwrap --version))"
 
 ./scripts/install-harnesses.sh
 ./scripts/install-node.sh

@@ -123,7 +123,7 @@ def assert_items_done_only_for_outputs(events):
     for d in done:
         assert isinstance(d["output_index"], int), d
         # The output Item types this server publishes (§7 lists which types item.done carries).
-        assert d["item"]["type"] in ("message", "function_call", "web_search_call"), d
+        assert d["item"]["type"] in ("message", "function_call", "web_search_call", "mcp_call"), d
         if d["item"]["type"] == "message":
             assert d["item"]["role"] == "assistant", d
         a = next(e for e in outputs_added if e["item"]["id"] == d["item"]["id"])

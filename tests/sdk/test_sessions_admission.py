@@ -158,22 +158,22 @@ def test_web_search_cached_is_admitted_for_codex(engine):
 
 # ---------------------------------------------------------------------------------------------
 # The Runtime capability gate: a combination the declaration admits still needs a connected
-# Runtime that advertises every capability it requires. The local Runtime does not advertise MCP
-# (no adapter runs MCP servers yet), so an MCP HTTP server is admitted by the declaration and
-# then refused here, before anything is written.
+# Runtime that advertises every capability it requires. No local adapter reports Subagent
+# observations yet, so native Subagents are admitted by the declaration and then refused here,
+# before anything is written.
 
 
 def test_capability_no_runtime_advertises_is_400_and_writes_nothing(engine, harness):
-    mcp = {"type": "mcp", "server_label": "docs", "transport": {"type": "http", "server_url": "https://mcp.example.com/mcp"}}
     status, _, body = harness.create_raw(
-        engine, {"environment": {"type": "none"}, "agent": {"model": harness.model, "tools": [mcp]}, "input": "Hello"}
+        engine,
+        {"environment": {"type": "none"}, "agent": {"model": harness.model, "multi_agent": {"enabled": True}}, "input": "Hello"},
     )
     assert status == 400
     assert error_of(body) == unsupported(
-        None, f"No connected Runtime advertises the mcp_http_tools capability for the {harness.name} harness."
+        None, f"No connected Runtime advertises the subagent_observations capability for the {harness.name} harness."
     )
     assert_nothing_written(engine.raw)
-    # The same Runtime runs the Session without the server.
+    # The same Runtime runs the Session without Subagents.
     session = harness.create(engine, tools=(), input="Hello")
     wait_idle(engine.raw, session.id)
     assert [s["id"] for s in sessions_raw(engine.raw)] == [session.id]

@@ -12,7 +12,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::{
-    Adapter, AdapterError, Capabilities, HarnessAdvertisement, PrepareRequest,
+    Adapter, AdapterError, Capabilities, HarnessAdvertisement, PrepareRequest, ProcessPlacement,
     SessionConfiguration, SessionExecutor,
 };
 
@@ -44,6 +44,9 @@ pub struct Launch {
     pub state_dir: PathBuf,
     pub configuration: SessionConfiguration,
     pub turn_deadline: Duration,
+    /// Where every native process of the Session runs (`None`: `environment: none`). Kept by
+    /// the executor, so a process started again after eviction runs in the same place.
+    pub placement: Option<ProcessPlacement>,
 }
 
 /// The [`Adapter`] of the harness `H`.
@@ -107,6 +110,7 @@ impl<H: NativeHarness> Adapter for NativeAdapter<H> {
                 state_dir: request.state_dir,
                 configuration: request.configuration,
                 turn_deadline: self.turn_deadline,
+                placement: request.placement,
             })
             .await
     }

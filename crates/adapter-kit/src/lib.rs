@@ -15,7 +15,8 @@
 //!
 //! With the feature `test-support`, `test_support` holds what the adapters' integration tests
 //! share: binary discovery (fail in CI, skip loudly elsewhere), bounded reads of a Turn, the
-//! mock model.
+//! mock model; `test_workspace` the workspace placements they run in (a temporary directory,
+//! or a plain bubblewrap sandbox around it).
 //!
 //! This crate depends on the adapter boundary (`switchboard-protocol`) only (and, for tests, on
 //! the mock model): never on Core or the Runtime, and never on a harness's protocol.
@@ -30,4 +31,6 @@ pub mod receipts;
 pub mod state_dir;
 #[cfg(feature = "test-support")]
 pub mod test_support;
+#[cfg(feature = "test-support")]
+pub mod test_workspace;
 pub mod turn;

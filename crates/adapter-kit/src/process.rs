@@ -46,6 +46,9 @@ pub struct Spawned {
 /// With a `placement` the process works in the workspace: in `work_dir` directly (self-hosted),
 /// or inside the sandbox (managed), whose wrapper goes first on the command line and whose
 /// `env` joins the environment (bubblewrap passes its environment on to the program it runs).
+/// The child is then the wrapper, and ending the process kills only it, so the wrapper must
+/// take the harness down with it: bubblewrap needs `--die-with-parent` and `--unshare-pid`
+/// (checked: without them a killed `bwrap` leaves its program running).
 pub fn spawn(
     binary: &Path,
     state: &StateDir,

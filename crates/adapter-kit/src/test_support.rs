@@ -19,8 +19,8 @@ use switchboard_protocol::configuration::{ContextSize, WebSearchMode};
 use switchboard_protocol::messages::{MessagePhase, WebSearchAction, WebSearchStatus};
 use switchboard_protocol::{
     Adapter, AdapterEvent, ExecutionControls, FunctionOutput, FunctionResultContent,
-    FunctionToolSpec, InputPart, OutputFormat, PrepareRequest, Receipt, SessionConfiguration,
-    SessionExecutor, TurnHandle, TurnRequest, WebSearchControl,
+    FunctionToolSpec, InputPart, OutputFormat, PrepareRequest, ProcessPlacement, Receipt,
+    SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest, WebSearchControl,
 };
 
 use crate::binary::PinnedBinary;
@@ -30,7 +30,9 @@ pub const WAIT: Duration = Duration::from_secs(60);
 
 /// The repository root (where `.harnesses/` and `target/` are).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    // Canonical: a sandboxed harness resolves its state paths without the `..` of the host.
+    root.canonicalize().unwrap_or(root)
 }
 
 /// The `name` harness's executable for the test `test`, or `None` (with a loud SKIPPED line)
@@ -80,16 +82,48 @@ pub async fn prepare_in(
     config: SessionConfiguration,
     state_dir: &Path,
 ) -> Box<dyn SessionExecutor> {
+    prepare_placed(adapter, config, state_dir, None).await
+}
+
+/// A fresh state directory under `target/<harness>-test-state`, for a test that prepares its
+/// executor itself.
+pub fn state_dir(harness: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("{harness}-session-"))
+        .tempdir_in(state_parent(&format!("{harness}-test-state")))
+        .unwrap()
+}
+
+/// Prepares an executor on `state_dir` with its processes at `placement`, bounded by [`WAIT`].
+pub async fn prepare_placed(
+    adapter: &dyn Adapter,
+    config: SessionConfiguration,
+    state_dir: &Path,
+    placement: Option<ProcessPlacement>,
+) -> Box<dyn SessionExecutor> {
     let request = PrepareRequest {
         session_id: "sess_test".into(),
         configuration: config,
         state_dir: state_dir.to_owned(),
-        placement: None,
+        placement,
     };
-    tokio::time::timeout(WAIT, adapter.prepare(request))
+    let prepared = tokio::time::timeout(WAIT, adapter.prepare(request))
         .await
-        .expect("prepare timed out")
-        .expect("prepare")
+        .expect("prepare timed out");
+    prepared.unwrap_or_else(|error| panic!("prepare: {error:?}\n{}", stderr_logs(state_dir)))
+}
+
+/// What the harness wrote to stderr in `state_dir` (its `*-stderr.log`), for a failure message.
+fn stderr_logs(state_dir: &Path) -> String {
+    let Ok(entries) = std::fs::read_dir(state_dir) else {
+        return String::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with("-stderr.log"))
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The project's mock model with `scenario` (`None`: its built-in default).

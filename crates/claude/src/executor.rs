@@ -15,13 +15,14 @@ use serde_json::json;
 use switchboard_adapter_kit::adapter::Launch;
 use switchboard_adapter_kit::executor::{ProcessSlot, SlotGuard};
 use switchboard_protocol::{
-    AdapterError, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
+    AdapterError, ProcessPlacement, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
 };
 use tokio::sync::mpsc;
 
 use crate::input::user_content;
 use crate::launch::launch;
 use crate::layout::StateLayout;
+use crate::mcp::McpPlan;
 use crate::resume::{native_session, session_id};
 use crate::stream::{Connection, Inbound};
 use crate::turn::{self, TurnSetup, stream_error};
@@ -30,6 +31,10 @@ struct Inner {
     binary: PathBuf,
     layout: StateLayout,
     config: SessionConfiguration,
+    /// Where every launch of the process runs (`None`: `environment: none`).
+    placement: Option<ProcessPlacement>,
+    /// The Session's MCP servers as the inventory at preparation left them.
+    mcp: Arc<McpPlan>,
     session_id: String,
     turn_deadline: Duration,
     slot: ProcessSlot<Connection, Inbound>,
@@ -46,10 +51,13 @@ impl ClaudeExecutor {
         let layout = StateLayout::new(launch.state_dir);
         let session_id = session_id(&layout)
             .map_err(|e| AdapterError::Launch(format!("cannot record the session id: {e}")))?;
+        let mcp = Arc::new(McpPlan::prepare(&launch.configuration).await?);
         let inner = Arc::new(Inner {
             binary: launch.binary,
             layout,
+            mcp,
             config: launch.configuration,
+            placement: launch.placement,
             session_id,
             turn_deadline: launch.turn_deadline,
             slot: ProcessSlot::default(),
@@ -70,9 +78,17 @@ impl Inner {
             return Ok(());
         }
         let session = native_session(&self.layout, &self.session_id);
-        let process = launch(&self.binary, &self.layout, &self.config, session)
-            .await
-            .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        self.mcp.check_required().await?;
+        let process = launch(
+            &self.binary,
+            &self.layout,
+            &self.config,
+            self.placement.as_ref(),
+            &self.mcp,
+            session,
+        )
+        .await
+        .map_err(|e| AdapterError::Launch(e.to_string()))?;
         slot.install(process);
         Ok(())
     }
@@ -120,6 +136,7 @@ impl SessionExecutor for ClaudeExecutor {
                 io,
                 input_uuid,
                 structured: inner.config.execution_controls.output_format.is_some(),
+                mcp_names: Arc::new(inner.mcp.names.clone()),
                 deadline: inner.turn_deadline,
             })
         }))

@@ -14,6 +14,9 @@
 //!   deferred functions until the model loads them);
 //! - `WebSearch` when `web_search` is `live` (it runs at the provider, not on this host).
 //!
+//! On a workspace placement the native tool set runs instead, less what
+//! [`crate::workspace_tools`] withholds.
+//!
 //! The functions server and those built-ins are pre-approved with `--allowedTools`, so a call
 //! never waits on a permission ask. `StructuredOutput` (from `--json-schema`) is native and needs
 //! no approval. Settings files and other MCP configurations are ignored (`--setting-sources=`,
@@ -28,6 +31,7 @@ use switchboard_protocol::SessionConfiguration;
 use switchboard_protocol::configuration::{ReasoningEffort, WebSearchMode};
 
 use crate::layout::StateLayout;
+use crate::workspace_tools;
 
 /// The reserved label of the adapter's own MCP server.
 pub const FUNCTIONS_SERVER: &str = "functions";
@@ -77,11 +81,21 @@ fn web_search_live(config: &SessionConfiguration) -> bool {
         .is_some_and(|w| w.mode == WebSearchMode::Live)
 }
 
+/// Which built-in tool set the Session runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolProfile {
+    /// `environment: none`: no built-ins but those the controls add back.
+    None,
+    /// A workspace placement: the native set minus [`crate::workspace_tools::withheld`].
+    Workspace,
+}
+
 /// The command line after the binary.
 pub fn arguments(
     config: &SessionConfiguration,
     layout: &StateLayout,
     session: NativeSession<'_>,
+    profile: ToolProfile,
 ) -> Vec<String> {
     let mut args: Vec<String> = [
         "-p",
@@ -102,7 +116,16 @@ pub fn arguments(
     args.push("--model".into());
     args.push(config.model.clone());
     // The `=` form: these options are variadic and would otherwise swallow the next argument.
-    args.push(format!("--tools={}", builtin_tools(config).join(",")));
+    match profile {
+        ToolProfile::None => {
+            args.push(format!("--tools={}", builtin_tools(config).join(",")));
+        }
+        ToolProfile::Workspace => {
+            args.push("--tools=default".into());
+            let withheld = workspace_tools::withheld(config);
+            args.push(format!("--disallowedTools={}", withheld.join(",")));
+        }
+    }
     let allowed = allowed_tools(config);
     if !allowed.is_empty() {
         args.push(format!("--allowedTools={}", allowed.join(",")));
@@ -251,7 +274,12 @@ pub(crate) mod tests {
 
     #[test]
     fn none_profile_keeps_no_builtins_and_no_key_on_argv() {
-        let args = arguments(&config(), &layout(), NativeSession::Start("sid"));
+        let args = arguments(
+            &config(),
+            &layout(),
+            NativeSession::Start("sid"),
+            ToolProfile::None,
+        );
         assert!(args.contains(&"--tools=".to_owned()));
         assert!(!args.iter().any(|a| a.starts_with("--allowedTools")));
         assert!(args.iter().all(|a| !a.contains("secret")));
@@ -290,7 +318,12 @@ pub(crate) mod tests {
             effort: Some(ReasoningEffort::Xhigh),
             summary: None,
         });
-        let args = arguments(&c, &layout(), NativeSession::Resume("sid"));
+        let args = arguments(
+            &c,
+            &layout(),
+            NativeSession::Resume("sid"),
+            ToolProfile::None,
+        );
         for expected in [
             "--tools=ToolSearch,WebSearch",
             "--allowedTools=mcp__functions,ToolSearch,WebSearch",
@@ -307,6 +340,24 @@ pub(crate) mod tests {
         assert_eq!(args[args.len() - 2..], ["--resume", "sid"]);
         let env = environment(&c, &layout());
         assert!(env.contains(&("ENABLE_TOOL_SEARCH".into(), "true".into())));
+    }
+
+    #[test]
+    fn a_workspace_runs_the_native_set_less_the_withheld_tools() {
+        let args = arguments(
+            &config(),
+            &layout(),
+            NativeSession::Start("sid"),
+            ToolProfile::Workspace,
+        );
+        assert!(args.contains(&"--tools=default".to_owned()));
+        assert!(
+            args.contains(
+                &"--disallowedTools=AskUserQuestion,CronCreate,CronDelete,CronList,ScheduleWakeup,\
+              Workflow,Monitor,TaskStop,SendMessage,ListAgents,Agent"
+                    .to_owned()
+            )
+        );
     }
 
     #[test]

@@ -16,12 +16,14 @@ use std::time::Duration;
 
 use serde_json::json;
 use switchboard_adapter_kit::process::{self, NativeProcess, SpawnError, Spawned};
-use switchboard_protocol::SessionConfiguration;
+use switchboard_protocol::{ProcessPlacement, SessionConfiguration};
 
-use crate::flags::{self, FUNCTIONS_SERVER, NativeSession};
+use crate::flags::{self, FUNCTIONS_SERVER, NativeSession, ToolProfile};
 use crate::functions::FunctionServer;
 use crate::layout::StateLayout;
+use crate::mcp::McpPlan;
 use crate::stream::{Connection, Inbound, PermissionPolicy, StreamError};
+use crate::workspace_tools;
 
 /// How long claude may take to answer a control request (initialize, interrupt).
 pub const CONTROL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -37,13 +39,20 @@ pub enum LaunchError {
 /// A running, initialized claude.
 pub type ClaudeProcess = NativeProcess<Connection, Inbound>;
 
-/// Spawns and initializes claude for the Session.
+/// Spawns and initializes claude for the Session, in the workspace when there is a
+/// `placement` (its working directory is the workspace's, and so the key of its transcripts).
 pub async fn launch(
     binary: &Path,
     layout: &StateLayout,
     config: &SessionConfiguration,
+    placement: Option<&ProcessPlacement>,
+    mcp: &McpPlan,
     session: NativeSession<'_>,
 ) -> Result<ClaudeProcess, LaunchError> {
+    let profile = match placement {
+        Some(_) => ToolProfile::Workspace,
+        None => ToolProfile::None,
+    };
     layout.create().map_err(SpawnError::from)?;
     if let Some(instructions) = &config.instructions {
         layout
@@ -54,14 +63,22 @@ pub async fn launch(
         child,
         stdin,
         stdout,
-    } = process::spawn(binary, layout, None, |command| {
+    } = process::spawn(binary, layout, placement, |command| {
         command
-            .args(flags::arguments(config, layout, session))
+            .args(arguments(config, mcp, layout, session, profile))
             .envs(flags::environment(config, layout));
     })?;
     let server = Arc::new(FunctionServer::new(&config.function_tools));
+    let mut allowed = flags::allowed_tools(config);
+    allowed.extend(mcp.approvals());
     let policy = PermissionPolicy {
-        allowed: flags::allowed_tools(config),
+        allowed,
+        all_except: (profile == ToolProfile::Workspace).then(|| {
+            workspace_tools::withheld(config)
+                .into_iter()
+                .map(str::to_owned)
+                .collect()
+        }),
     };
     let (connection, inbound) = Connection::start(stdin, stdout, server, policy);
     let servers: Vec<&str> = if config.function_tools.is_empty() {
@@ -87,4 +104,17 @@ pub async fn launch(
             Err(error.into())
         }
     }
+}
+
+/// The command line: the configuration's flags with the Session's MCP servers added.
+fn arguments(
+    config: &SessionConfiguration,
+    mcp: &McpPlan,
+    layout: &StateLayout,
+    session: NativeSession<'_>,
+    profile: ToolProfile,
+) -> Vec<String> {
+    let mut args = flags::arguments(config, layout, session, profile);
+    mcp.extend_arguments(&mut args);
+    args
 }

@@ -7,6 +7,7 @@
 //! - [`binary`]: the pinned version and where its native binary is.
 //! - [`layout`]: the Session's state directory (private `HOME`, `CLAUDE_CONFIG_DIR`, transcripts).
 //! - [`flags`]: the frozen configuration as argv and environment, re-applied on every launch.
+//! - [`workspace_tools`]: the native tool set of a workspace Session, less what it withholds.
 //! - [`launch`]: the hermetic process and the control protocol's `initialize`.
 //! - [`stream`]: framing, control requests both ways, the inbound channel.
 //! - [`functions`]: functions as tools of the adapter's in-process MCP server `functions`.
@@ -15,6 +16,7 @@
 //! - [`receipts`]: confirming a result only on its matching live native record.
 //! - [`structured`]: `--json-schema` and the final answer from `result.result`.
 //! - [`events`]: stream-json messages as adapter events (phases, usage, error codes).
+//! - [`commands`]: `Bash` calls as `command_execution`s.
 //! - [`web_search`]: `WebSearch` calls (and provider search blocks) as `web_search_call`s.
 //! - [`turn`]: the per-Turn driver: calls, steering, cancel, deadline.
 //! - [`resume`]: the native session id, `--session-id` or `--resume`.
@@ -26,6 +28,7 @@
 //! its protocol.
 
 pub mod binary;
+pub mod commands;
 pub mod events;
 pub mod executor;
 pub mod flags;
@@ -33,6 +36,7 @@ pub mod functions;
 pub mod input;
 pub mod launch;
 pub mod layout;
+pub mod mcp;
 pub mod native_result;
 pub mod receipts;
 pub mod resume;
@@ -40,6 +44,7 @@ pub mod stream;
 pub mod structured;
 pub mod turn;
 pub mod web_search;
+pub mod workspace_tools;
 
 use async_trait::async_trait;
 use serde_json::Value;
@@ -68,8 +73,8 @@ impl NativeHarness for ClaudeCode {
     const PINNED: PinnedBinary = binary::PINNED;
 
     /// What this adapter implements, for the Runtime's advertisement. Each is exercised against
-    /// the pinned binary by this crate's tests; MCP servers, workspaces and Subagent
-    /// observations are not implemented yet.
+    /// the pinned binary by this crate's tests; HTTP MCP servers come through the Runtime's
+    /// credential gateway ([`mcp`]). Subagent observations are not implemented yet.
     fn capabilities() -> Capabilities {
         Capabilities {
             streaming: true,
@@ -91,6 +96,16 @@ impl NativeHarness for ClaudeCode {
             durable_turns: true,
             function_tools: true,
             subagent_control: true,
+            // Workspaces: the harness works in the placement's directory (self-hosted) or
+            // inside its sandbox (managed: the Runtime withdraws this without bubblewrap).
+            local_environment: true,
+            workspace_authoring: true,
+            workspace_read_preparation: true,
+            workspace_output_export: true,
+            managed_workspace: true,
+            mcp_http_tools: true,
+            mcp_http_required: true,
+            mcp_http_bearer_auth: true,
             ..Capabilities::default()
         }
     }
@@ -129,9 +144,7 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
             "model cannot contain NUL (it is passed as --model)",
         ));
     }
-    if !config.mcp_servers.is_empty() {
-        return Err(invalid("MCP servers are not supported by this Runtime yet"));
-    }
+    mcp::validate(config)?;
     functions::validate(&config.function_tools).map_err(invalid)?;
     let controls = &config.execution_controls;
     if let Some(web_search) = &controls.web_search {

@@ -62,10 +62,16 @@ pub enum StreamError {
 pub struct PermissionPolicy {
     /// Exact tool names, or `mcp__<server>` prefixes, that are allowed.
     pub allowed: Vec<String>,
+    /// On a workspace: every tool is allowed except these (the withheld ones, which claude
+    /// should not offer at all). `None`: only `allowed`.
+    pub all_except: Option<Vec<String>>,
 }
 
 impl PermissionPolicy {
     fn allows(&self, tool: &str) -> bool {
+        if let Some(withheld) = &self.all_except {
+            return !withheld.iter().any(|w| w == tool);
+        }
         self.allowed.iter().any(|a| {
             tool == a
                 || (a.starts_with("mcp__")
@@ -314,10 +320,17 @@ mod tests {
     fn policy_allows_servers_by_prefix_and_tools_by_name() {
         let policy = PermissionPolicy {
             allowed: vec!["mcp__functions".into(), "WebSearch".into()],
+            all_except: None,
         };
         assert!(policy.allows("mcp__functions__get_weather"));
         assert!(policy.allows("WebSearch"));
         assert!(!policy.allows("mcp__functionsx__a"));
         assert!(!policy.allows("Bash"));
+        let workspace = PermissionPolicy {
+            allowed: vec![],
+            all_except: Some(vec!["Workflow".into()]),
+        };
+        assert!(workspace.allows("Bash") && workspace.allows("mcp__functions__f"));
+        assert!(!workspace.allows("Workflow"));
     }
 }

@@ -35,10 +35,12 @@ use switchboard_protocol::{
 };
 use tokio::sync::oneshot;
 
+use crate::commands::Commands;
 use crate::events::{Messages, add_usage, is_root_live, result_error, result_usage};
 use crate::functions::call_result;
 use crate::input::user_content;
 use crate::launch::CONTROL_TIMEOUT;
+use crate::mcp::McpCalls;
 use crate::native_result::ExpectedRecord;
 use crate::receipts::{self, CallTable, McpRoute, observe_cancelled, observe_tool_result};
 use crate::stream::{Connection, Inbound, StreamError};
@@ -67,6 +69,8 @@ pub struct TurnSetup {
     pub input_uuid: String,
     /// The Turn must end with a structured answer.
     pub structured: bool,
+    /// Native names of the Session's MCP tools ([`crate::mcp::McpPlan::names`]).
+    pub mcp_names: Arc<HashMap<String, (String, String)>>,
     pub deadline: Duration,
 }
 
@@ -77,6 +81,8 @@ pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
         calls: receipts::new_table(),
         messages: Messages::default(),
         searches: WebSearches::default(),
+        commands: Commands::default(),
+        mcp_calls: McpCalls::new(setup.mcp_names),
         structured: setup.structured.then(StructuredOutput::default),
         outstanding: HashSet::from([setup.input_uuid]),
         unacknowledged: HashMap::new(),
@@ -96,6 +102,8 @@ struct Driver {
     calls: CallTable,
     messages: Messages,
     searches: WebSearches,
+    commands: Commands,
+    mcp_calls: McpCalls,
     structured: Option<StructuredOutput>,
     /// UUIDs of the Turn's user lines that no native turn has consumed yet.
     outstanding: HashSet<String>,
@@ -330,6 +338,8 @@ impl Driver {
                         }
                     }
                     self.searches.assistant(body, out);
+                    self.commands.assistant(body, out);
+                    self.mcp_calls.assistant(body, out);
                 }
             }
             Some("user") if is_root_live(&message) => {
@@ -339,6 +349,8 @@ impl Driver {
                     .cloned()
                     .unwrap_or_default();
                 self.searches.user(&blocks, out);
+                self.commands.user(&blocks, out);
+                self.mcp_calls.user(&blocks, out);
                 for block in blocks
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))

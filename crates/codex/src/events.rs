@@ -111,27 +111,36 @@ pub fn completed_observation(item: &Value) -> Option<AdapterEvent> {
             })
         }
         "webSearch" => Some(web_search(item, WebSearchStatus::Completed)),
-        "commandExecution" => Some(AdapterEvent::CommandExecution {
-            item_id: item_id(item),
-            command: item
-                .get("command")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned(),
-            status: match item.get("status").and_then(Value::as_str) {
-                Some("completed") => CommandStatus::Completed,
-                Some("failed") => CommandStatus::Failed,
-                Some("declined") => CommandStatus::Declined,
-                _ => CommandStatus::InProgress,
-            },
-            exit_code: item.get("exitCode").and_then(Value::as_i64),
-            output: item
-                .get("aggregatedOutput")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
-        }),
+        "mcpToolCall" => crate::mcp::observation(item),
+        "commandExecution" => command_execution(item),
         _ => None,
     }
+}
+
+/// A `commandExecution` item (a command codex's own shell tool ran) at the status it carries:
+/// `inProgress` when it starts, `completed`/`failed`/`declined` when it ends.
+pub fn command_execution(item: &Value) -> Option<AdapterEvent> {
+    Some(AdapterEvent::CommandExecution {
+        item_id: item_id(item),
+        command: item
+            .get("command")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+        status: match item.get("status").and_then(Value::as_str) {
+            Some("completed") => CommandStatus::Completed,
+            Some("failed") => CommandStatus::Failed,
+            Some("declined") => CommandStatus::Declined,
+            _ => CommandStatus::InProgress,
+        },
+        exit_code: item.get("exitCode").and_then(Value::as_i64),
+        output: item
+            .get("aggregatedOutput")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        cwd: item.get("cwd").and_then(Value::as_str).map(str::to_owned),
+        duration_ms: item.get("durationMs").and_then(Value::as_u64),
+    })
 }
 
 /// A `webSearch` item (codex's record of a provider-side `web_search_call`) at `status`.

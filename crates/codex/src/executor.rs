@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use switchboard_adapter_kit::adapter::Launch;
 use switchboard_adapter_kit::executor::{ProcessSlot, SlotGuard};
 use switchboard_protocol::{
-    AdapterError, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
+    AdapterError, ProcessPlacement, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
 };
 
 use crate::jsonrpc::{Connection, Inbound};
@@ -23,11 +23,14 @@ use crate::managed;
 use crate::overrides::config_overrides;
 use crate::resume::{load_thread_id, open_thread};
 use crate::turn::{self, TurnIds, rpc_error, user_input};
+use crate::workspace;
 
 struct Inner {
     binary: PathBuf,
     layout: StateLayout,
     config: SessionConfiguration,
+    /// Where every launch of the process runs (`None`: `environment: none`).
+    placement: Option<ProcessPlacement>,
     overrides: Vec<String>,
     turn_deadline: Duration,
     /// Where codex's managed requirements live ([`crate::managed`]).
@@ -50,7 +53,11 @@ impl CodexExecutor {
         let thread_id = load_thread_id(&layout);
         let inner = Arc::new(Inner {
             binary: launch.binary,
-            overrides: config_overrides(&launch.configuration),
+            overrides: config_overrides(&launch.configuration, launch.placement.is_some())
+                .into_iter()
+                .chain(crate::mcp::overrides(&launch.configuration))
+                .collect(),
+            placement: launch.placement,
             layout,
             config: launch.configuration,
             turn_deadline: launch.turn_deadline,
@@ -81,19 +88,29 @@ impl Inner {
         // Every launch opens (starts or resumes) the thread: the managed files may have changed
         // since the last one.
         managed::check(&self.config, &self.managed_dir)?;
+        self.layout
+            .create_dirs(&[self.layout.codex_home()])
+            .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        workspace::trust(&self.layout, self.placement.as_ref())?;
         let process = launch(
             &self.binary,
             &self.layout,
+            self.placement.as_ref(),
             &self.overrides,
             &self.config.model_provider.api_key,
         )
         .await
         .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        if let Err(error) = crate::mcp::verify(&process.connection, &self.config).await {
+            process.shutdown().await;
+            return Err(error);
+        }
         let known = self.thread_id();
         match open_thread(
             &process.connection,
             &self.config,
             &self.layout,
+            self.placement.as_ref(),
             known.as_deref(),
         )
         .await

@@ -16,6 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use switchboard_adapter_kit::process::{self, NativeProcess, SpawnError, Spawned};
 use switchboard_adapter_kit::state_dir::StateDir;
+use switchboard_protocol::ProcessPlacement;
 
 use crate::jsonrpc::{Connection, Inbound, RpcError};
 use crate::overrides::API_KEY_ENV;
@@ -58,10 +59,11 @@ pub enum LaunchError {
 /// A running, initialized app-server.
 pub type CodexProcess = NativeProcess<Connection, Inbound>;
 
-/// Spawns and initializes codex.
+/// Spawns and initializes codex, in the workspace when there is a `placement`.
 pub async fn launch(
     binary: &Path,
     layout: &StateLayout,
+    placement: Option<&ProcessPlacement>,
     overrides: &[String],
     api_key: &str,
 ) -> Result<CodexProcess, LaunchError> {
@@ -72,7 +74,7 @@ pub async fn launch(
         child,
         stdin,
         stdout,
-    } = process::spawn(binary, layout, None, |command| {
+    } = process::spawn(binary, layout, placement, |command| {
         command.arg("app-server");
         for o in overrides {
             command.arg("-c").arg(o);

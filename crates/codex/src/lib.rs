@@ -6,10 +6,13 @@
 //! - [`binary`]: the pinned version and where its native binary is.
 //! - [`overrides`]: the frozen configuration as `-c` config overrides (provider, web search,
 //!   code mode, …), re-applied on every launch.
+//! - [`mcp`]: the Session's MCP servers in `[mcp_servers]`, `mcpToolCall` as `mcp_call`.
 //! - [`managed`]: codex's managed requirements, checked before a thread starts or resumes.
 //! - [`launch`]: the hermetic process (own `CODEX_HOME`, empty environment) and `initialize`.
 //! - [`jsonrpc`]: framing, request/response matching, the inbound channel.
 //! - [`resume`]: `thread/start` with the dynamic tools, or `thread/resume` after eviction.
+//! - [`workspace`]: the thread's working directory, codex's sandbox and approvals per
+//!   placement, and the trusted workspace.
 //! - [`dynamic_tools`]: functions as dynamic tools, results as `contentItems`.
 //! - [`receipts`]: confirming a result only on its matching native observation.
 //! - [`events`]: codex notifications as adapter events (phases, usage, error codes).
@@ -28,10 +31,12 @@ pub mod executor;
 pub mod jsonrpc;
 pub mod launch;
 pub mod managed;
+pub mod mcp;
 pub mod overrides;
 pub mod receipts;
 pub mod resume;
 pub mod turn;
+pub mod workspace;
 
 use std::path::PathBuf;
 
@@ -98,6 +103,16 @@ impl NativeHarness for Codex {
             durable_turns: true,
             function_tools: true,
             subagent_control: true,
+            // Workspaces: the harness works in the placement's directory (self-hosted) or
+            // inside its sandbox (managed: the Runtime withdraws this without bubblewrap).
+            local_environment: true,
+            workspace_authoring: true,
+            workspace_read_preparation: true,
+            workspace_output_export: true,
+            managed_workspace: true,
+            mcp_http_tools: true,
+            mcp_http_required: true,
+            mcp_http_bearer_auth: true,
             ..Capabilities::default()
         }
     }
@@ -126,11 +141,7 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
             "codex needs a model provider that speaks the Responses protocol".into(),
         ));
     }
-    if !config.mcp_servers.is_empty() {
-        return Err(AdapterError::InvalidConfiguration(
-            "MCP servers are not supported by this Runtime yet".into(),
-        ));
-    }
+    mcp::validate(config)?;
     dynamic_tools::validate_names(&config.function_tools)
         .map_err(AdapterError::InvalidConfiguration)
 }

@@ -7,8 +7,10 @@
 //! Hermetic defaults: one custom provider whose key comes from an environment variable (never
 //! on the command line), no retries (a failing provider fails the Turn at once instead of
 //! backing off for minutes), no update check, no analytics or feedback, and no plugin sync (the
-//! only startup traffic codex makes besides the provider), and no native Subagents
-//! (`features.multi_agent = false`).
+//! only startup traffic codex makes besides the provider) on `environment: none` (a workspace
+//! keeps codex's native plugins), no native Subagents (`features.multi_agent = false`), and the
+//! key's variable left out of the environment of the model's commands
+//! (`shell_environment_policy.exclude`).
 //!
 //! Execution controls are sent only when present, so an absent option leaves codex's native
 //! default untouched:
@@ -33,8 +35,10 @@ pub const PROVIDER_ID: &str = "switchboard";
 /// The environment variable that carries the provider's API key into codex.
 pub const API_KEY_ENV: &str = "SWITCHBOARD_MODEL_API_KEY";
 
-/// All `-c` overrides for a Session, in order (a later override wins in codex).
-pub fn config_overrides(config: &SessionConfiguration) -> Vec<String> {
+/// All `-c` overrides for a Session, in order (a later override wins in codex). On a workspace
+/// placement (`on_workspace`) plugins keep codex's native behaviour: the Session works in a
+/// directory, where undeclared servers, apps and plugins behave as they natively do.
+pub fn config_overrides(config: &SessionConfiguration, on_workspace: bool) -> Vec<String> {
     let mut out = Overrides::default();
     out.set("model", &config.model);
     out.set("model_provider", PROVIDER_ID);
@@ -42,7 +46,12 @@ pub fn config_overrides(config: &SessionConfiguration) -> Vec<String> {
     out.set("check_for_update_on_startup", false);
     out.set("analytics.enabled", false);
     out.set("feedback.enabled", false);
-    out.set("features.plugins", false);
+    if !on_workspace {
+        out.set("features.plugins", false);
+    }
+    // codex hands its own environment to the model's commands; the provider key is not the
+    // workspace's to read.
+    out.set("shell_environment_policy.exclude", [API_KEY_ENV]);
     // Subagents are off for every Session this protocol version carries (multi_agent
     // execution needs subagent observations, which this adapter does not report yet): the
     // `subagent_control` capability.
@@ -142,7 +151,7 @@ fn toml_value(value: &serde_json::Value) -> String {
 
 /// A TOML basic string. Control characters are escaped so a value can never end the line or
 /// smuggle a second key.
-fn toml_string(s: &str) -> String {
+pub(crate) fn toml_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -193,7 +202,7 @@ mod tests {
 
     #[test]
     fn provider_and_hermetic_defaults() {
-        let o = config_overrides(&config(ExecutionControls::default()));
+        let o = config_overrides(&config(ExecutionControls::default()), false);
         assert_eq!(o[0], r#"model="gpt-\"x\"""#);
         assert!(o.contains(&r#"model_provider="switchboard""#.to_owned()));
         assert!(o.contains(
@@ -204,6 +213,9 @@ mod tests {
         ));
         assert!(o.contains(&"model_providers.switchboard.request_max_retries=0".to_owned()));
         assert!(o.contains(&"features.plugins=false".to_owned()));
+        assert!(o.contains(
+            &r#"shell_environment_policy.exclude=["SWITCHBOARD_MODEL_API_KEY"]"#.to_owned()
+        ));
         assert!(
             o.iter().all(|x| !x.contains("secret")),
             "the key never reaches argv"
@@ -216,19 +228,26 @@ mod tests {
 
     #[test]
     fn web_search_and_code_mode_only_when_present() {
-        let o = config_overrides(&config(ExecutionControls {
-            web_search: Some(WebSearchControl {
-                mode: WebSearchMode::Live,
-                context_size: ContextSize::High,
-                allowed_domains: Some(vec!["example.com".into()]),
-                location: Some(WebSearchLocation {
-                    city: Some("Paris".into()),
-                    ..Default::default()
+        let o = config_overrides(
+            &config(ExecutionControls {
+                web_search: Some(WebSearchControl {
+                    mode: WebSearchMode::Live,
+                    context_size: ContextSize::High,
+                    allowed_domains: Some(vec!["example.com".into()]),
+                    location: Some(WebSearchLocation {
+                        city: Some("Paris".into()),
+                        ..Default::default()
+                    }),
                 }),
+                programmatic_tool_calling: Some(ProgrammaticToolCallingControl { enabled: false }),
+                ..Default::default()
             }),
-            programmatic_tool_calling: Some(ProgrammaticToolCallingControl { enabled: false }),
-            ..Default::default()
-        }));
+            true,
+        );
+        assert!(
+            !o.iter().any(|x| x.starts_with("features.plugins")),
+            "plugins keep their native behaviour on a workspace"
+        );
         for expected in [
             r#"web_search="live""#,
             r#"tools.web_search.context_size="high""#,

@@ -11,29 +11,46 @@
 //! Session it prepared before.
 
 use serde_json::{Value, json};
-use switchboard_protocol::{AdapterError, SessionConfiguration};
+use switchboard_protocol::{AdapterError, ProcessPlacement, SessionConfiguration};
 
 use crate::dynamic_tools::dynamic_tool_specs;
 use crate::jsonrpc::Connection;
 use crate::launch::{CONTROL_TIMEOUT, StateLayout, THREAD_ID_FILE};
 use crate::turn::rpc_error;
+use crate::workspace::place_params;
 
-/// `thread/start` parameters for a new Session thread.
-pub fn thread_start_params(config: &SessionConfiguration, layout: &StateLayout) -> Value {
-    let mut params = json!({
-        "model": config.model,
-        "cwd": layout.work_dir(),
-        // Unattended: nobody can answer an approval, and the Session has no workspace to write.
-        "approvalPolicy": "never",
-        "sandbox": "read-only",
-        // The rollout must persist: resume after eviction reads it.
-        "ephemeral": false,
-        "dynamicTools": dynamic_tool_specs(&config.function_tools),
-    });
+/// `thread/start` parameters for a new Session thread: the place ([`place_params`]: the
+/// working directory, codex's sandbox and approvals), the model and the frozen tools.
+pub fn thread_start_params(
+    config: &SessionConfiguration,
+    layout: &StateLayout,
+    placement: Option<&ProcessPlacement>,
+) -> Value {
+    let mut params = place_params(layout, placement);
+    params["model"] = json!(config.model);
+    // The rollout must persist: resume after eviction reads it.
+    params["ephemeral"] = json!(false);
+    params["dynamicTools"] = dynamic_tool_specs(&config.function_tools);
     if let Some(instructions) = &config.instructions {
         // Developer instructions sit beside codex's own base instructions, which stay in place.
         params["developerInstructions"] = Value::String(instructions.clone());
     }
+    params
+}
+
+/// `thread/resume` parameters. On a workspace the place is sent again, so a cold resume
+/// works in the same directory under the same sandbox as the start.
+pub fn thread_resume_params(
+    thread_id: &str,
+    layout: &StateLayout,
+    placement: Option<&ProcessPlacement>,
+) -> Value {
+    let mut params = match placement {
+        Some(_) => place_params(layout, placement),
+        None => json!({}),
+    };
+    params["threadId"] = json!(thread_id);
+    params["excludeTurns"] = json!(true);
     params
 }
 
@@ -42,11 +59,12 @@ pub async fn open_thread(
     connection: &Connection,
     config: &SessionConfiguration,
     layout: &StateLayout,
+    placement: Option<&ProcessPlacement>,
     known_thread: Option<&str>,
 ) -> Result<String, AdapterError> {
     let thread_id = match known_thread {
         Some(thread_id) => {
-            let params = json!({"threadId": thread_id, "excludeTurns": true});
+            let params = thread_resume_params(thread_id, layout, placement);
             let result = connection
                 .request("thread/resume", params, CONTROL_TIMEOUT)
                 .await
@@ -54,7 +72,7 @@ pub async fn open_thread(
             thread_id_of(&result).unwrap_or_else(|| thread_id.to_owned())
         }
         None => {
-            let params = thread_start_params(config, layout);
+            let params = thread_start_params(config, layout, placement);
             let result = connection
                 .request("thread/start", params, CONTROL_TIMEOUT)
                 .await

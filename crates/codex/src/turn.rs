@@ -23,7 +23,8 @@ use tokio::sync::oneshot;
 
 use crate::dynamic_tools::{ToolCallRequest, content_items, tool_call_response};
 use crate::events::{
-    Messages, UsageTracker, completed_observation, item_type, turn_error, web_search,
+    Messages, UsageTracker, command_execution, completed_observation, item_type, turn_error,
+    web_search,
 };
 use crate::jsonrpc::{Connection, Inbound, RpcError};
 use crate::launch::CONTROL_TIMEOUT;
@@ -125,9 +126,15 @@ impl TurnDriver for Driver {
                     "item/started" => {
                         if let Some(item) = params.get("item") {
                             self.messages.started(item, out);
-                            if item_type(item) == Some("webSearch") {
-                                out.push(web_search(item, WebSearchStatus::InProgress));
+                            match item_type(item) {
+                                Some("webSearch") => {
+                                    out.push(web_search(item, WebSearchStatus::InProgress))
+                                }
+                                // A native command opens its Item when it starts running.
+                                Some("commandExecution") => out.extend(command_execution(item)),
+                                _ => {}
                             }
+                            out.extend(crate::mcp::observation(item));
                         }
                     }
                     "item/agentMessage/delta" => self.messages.delta(&params, out),

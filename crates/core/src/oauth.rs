@@ -77,37 +77,42 @@ pub async fn refresh(
         .build()
         .map_err(|e| RefreshError::Unreachable(e.to_string()))?;
 
-    let mut form = url::form_urlencoded::Serializer::new(String::new());
-    form.append_pair("grant_type", "refresh_token")
-        .append_pair("refresh_token", &req.refresh_token);
-    if let Some(scope) = req.scope {
-        form.append_pair("scope", scope);
-    }
-    if let Some(resource) = req.resource {
-        form.append_pair("resource", resource);
-    }
     let mut request = client
         .post(url)
         .header("content-type", "application/x-www-form-urlencoded")
         .header("accept", "application/json");
-    match (req.method, &req.client_secret) {
-        (EndpointAuth::ClientSecretBasic, Some(secret)) => {
-            // RFC 6749 §2.3.1: both parts form-encoded before Basic.
-            let enc =
-                |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-            let pair = format!("{}:{}", enc(req.client_id), enc(secret));
-            request = request.header("authorization", format!("Basic {}", B64.encode(pair)));
+    // The serializer is not `Send`: it lives in this block, finished before the first await.
+    let body = {
+        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        form.append_pair("grant_type", "refresh_token")
+            .append_pair("refresh_token", &req.refresh_token);
+        if let Some(scope) = req.scope {
+            form.append_pair("scope", scope);
         }
-        (EndpointAuth::ClientSecretPost, Some(secret)) => {
-            form.append_pair("client_id", req.client_id)
-                .append_pair("client_secret", secret);
+        if let Some(resource) = req.resource {
+            form.append_pair("resource", resource);
         }
-        _ => {
-            form.append_pair("client_id", req.client_id);
+        match (req.method, &req.client_secret) {
+            (EndpointAuth::ClientSecretBasic, Some(secret)) => {
+                // RFC 6749 §2.3.1: both parts form-encoded before Basic.
+                let enc = |s: &str| {
+                    url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>()
+                };
+                let pair = format!("{}:{}", enc(req.client_id), enc(secret));
+                request = request.header("authorization", format!("Basic {}", B64.encode(pair)));
+            }
+            (EndpointAuth::ClientSecretPost, Some(secret)) => {
+                form.append_pair("client_id", req.client_id)
+                    .append_pair("client_secret", secret);
+            }
+            _ => {
+                form.append_pair("client_id", req.client_id);
+            }
         }
-    }
+        form.finish()
+    };
     let response = request
-        .body(form.finish())
+        .body(body)
         .send()
         .await
         .map_err(|e| RefreshError::Unreachable(e.without_url().to_string()))?;

@@ -69,6 +69,20 @@ pub const HARNESS_TOOLS: &[&str] = &[
     "ReadMcpResourceTool",
     "ToolSearch",
     "StructuredOutput",
+    // Claude Code 2.1.332's native set adds these (`--tools=default`, on a workspace).
+    "CronCreate",
+    "CronDelete",
+    "CronList",
+    "ScheduleWakeup",
+    "Workflow",
+    "Monitor",
+    "TaskStop",
+    "SendMessage",
+    "ListAgents",
+    "EnterWorktree",
+    "ExitWorktree",
+    "ReportFindings",
+    "DeferredToolPlaceholder",
 ];
 
 /// Namespaces of Codex's own tools (its sub-agent tools live in `multi_agent_v1`).

@@ -32,12 +32,14 @@ pub mod cli;
 mod delivery;
 mod error;
 mod journal;
+mod mcp_scenario;
 mod request;
 mod responses;
 mod scenario;
 mod schema_instance;
 mod script;
 mod server;
+mod shell;
 mod sse;
 mod usage;
 
@@ -52,6 +54,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 pub use error::ScenarioError;
+pub use mcp_scenario::mcp_tool_turn;
 pub use request::{ItemKind, Protocol};
 pub use scenario::{
     DropReply, ErrorReply, Reply, Rule, Scenario, ToolCall, WebSearch, WebSource, When,

@@ -105,6 +105,10 @@ pub struct Reply {
     /// blocks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub web_searches: Vec<WebSearch>,
+    /// A command line to run with the harness's own shell tool (Codex `exec_command`, Claude
+    /// Code `Bash`, …: whichever the request offers), after the text and before `tool_calls`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell: Option<String>,
     /// A JSON answer: the text of the reply (OpenAI), or the `StructuredOutput` tool call when
     /// Claude Code offers that tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -280,6 +284,14 @@ impl Reply {
         }
     }
 
+    /// Runs `command` with the harness's own shell tool ([`Reply::shell`]).
+    pub fn shell(command: impl Into<String>) -> Self {
+        Reply {
+            shell: Some(command.into()),
+            ..Reply::default()
+        }
+    }
+
     pub fn with_text(mut self, text: impl Into<String>) -> Self {
         self.text = Some(text.into());
         self
@@ -337,6 +349,7 @@ impl Reply {
     /// True when the reply names no content, so the built-in default supplies it.
     pub(crate) fn has_content(&self) -> bool {
         self.text.is_some()
+            || self.shell.is_some()
             || !self.tool_calls.is_empty()
             || !self.web_searches.is_empty()
             || self.structured.is_some()
@@ -352,11 +365,18 @@ impl Reply {
             }
         }
         if self.structured.is_some()
-            && (self.text.is_some() || !self.tool_calls.is_empty() || !self.web_searches.is_empty())
+            && (self.text.is_some()
+                || self.shell.is_some()
+                || !self.tool_calls.is_empty()
+                || !self.web_searches.is_empty())
         {
             return Err(
-                "a structured reply cannot also carry text, tool calls or web searches".into(),
+                "a structured reply cannot also carry text, a shell command, tool calls or web searches"
+                    .into(),
             );
+        }
+        if self.shell.as_deref().is_some_and(|c| c.trim().is_empty()) {
+            return Err("shell needs a command line".into());
         }
         if self.web_searches.iter().any(|w| w.query.is_empty()) {
             return Err("a web search needs a query".into());

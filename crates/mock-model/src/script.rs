@@ -14,6 +14,7 @@ use crate::answer::{Answer, Block, Call};
 use crate::builtin;
 use crate::request::RequestView;
 use crate::scenario::{DropReply, Reply, Scenario, When};
+use crate::shell;
 
 /// Which part of the scenario answered.
 #[derive(Debug, Clone, PartialEq)]
@@ -171,12 +172,13 @@ fn scripted_answer(reply: &Reply, view: &RequestView) -> Answer {
     }
     let searches = reply.web_searches.iter().cloned().map(Block::Search);
     let text = reply.text.iter().map(|t| Block::Text(t.clone()));
+    let shell = reply.shell.iter().map(|c| shell::block(c, view));
     let calls = reply
         .tool_calls
         .iter()
         .map(|call| Block::Call(Call::resolve(call, view)));
     Answer {
-        blocks: searches.chain(text).chain(calls).collect(),
+        blocks: searches.chain(text).chain(shell).chain(calls).collect(),
         deltas: 1,
     }
 }

@@ -183,6 +183,8 @@ pub enum AdapterEvent {
         status: CommandStatus,
         exit_code: Option<i64>,
         output: Option<String>,
+        cwd: Option<String>,
+        duration_ms: Option<u64>,
     },
     /// A native web search started or ended (the same `item_id` both times).
     WebSearchCall {
@@ -190,6 +192,8 @@ pub enum AdapterEvent {
         status: WebSearchStatus,
         action: Option<WebSearchAction>,
     },
+    /// A native call to a declared MCP server started or ended (the same `item_id` both times).
+    McpCall(crate::mcp::McpCall),
     /// A function call is pending: published before anything else about the call.
     FunctionCall {
         call_id: String,
@@ -271,6 +275,8 @@ impl AdapterEvent {
                 status,
                 exit_code,
                 output,
+                cwd,
+                duration_ms,
             } => {
                 vec![
                     CommandExecution {
@@ -279,6 +285,8 @@ impl AdapterEvent {
                         status,
                         exit_code,
                         output,
+                        cwd,
+                        duration_ms,
                     }
                     .into(),
                 ]
@@ -295,6 +303,7 @@ impl AdapterEvent {
                 }
                 .into(),
             ],
+            E::McpCall(call) => vec![call.into()],
             E::FunctionCall {
                 call_id,
                 name,

@@ -39,8 +39,8 @@ pub struct SessionConfiguration {
     /// Deferred discovery is on (some `function_tools` have `defer_loading`).
     pub tool_search: bool,
     pub execution_controls: ExecutionControls,
-    /// MCP servers. Not supported by this protocol version yet: Core sends `[]`.
-    pub mcp_servers: Vec<Value>,
+    /// The Session's HTTP MCP servers, in declared order ([`crate::mcp`]).
+    pub mcp_servers: Vec<crate::mcp::McpServer>,
     /// Harness-specific settings from `x_agents_core.harness_config`, null when none.
     pub harness_config: Option<Map<String, Value>>,
     /// The Session's workspace; null on `environment: none`.

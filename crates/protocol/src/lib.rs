@@ -26,6 +26,7 @@ pub mod configuration;
 pub mod content;
 pub mod envelope;
 pub mod handshake;
+pub mod mcp;
 pub mod messages;
 pub mod workspace;
 
@@ -43,6 +44,7 @@ pub use configuration::{
 pub use content::{FunctionOutput, FunctionResultContent, InputPart, ResultPart};
 pub use envelope::{DecodeError, Envelope};
 pub use handshake::PROTOCOL_VERSION;
+pub use mcp::{McpCall, McpCallStatus, McpServer};
 pub use messages::{CoreToRuntime, RuntimeToCore};
 pub use workspace::{
     MANAGED_WORKSPACE_DIRECTORY, NetworkAccess, SetupCommand, Workspace, WorkspaceEntry,

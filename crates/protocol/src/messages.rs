@@ -5,9 +5,9 @@
 //! `workspace_list`, `workspace_remove`.
 //!
 //! Runtime → Core: `hello`, `heartbeat`, `preparation_status`, `output_message`, `delta`,
-//! `reasoning`, `command_execution`, `web_search_call`, `usage`, `function_call`, `call_abandoned`,
-//! `interaction_decision_ack`, `prompt_steer_ack`, `error`, `done`, `protocol_error`,
-//! `workspace_result`.
+//! `reasoning`, `command_execution`, `web_search_call`, `mcp_call`, `usage`, `function_call`,
+//! `call_abandoned`, `interaction_decision_ack`, `prompt_steer_ack`, `error`, `done`,
+//! `protocol_error`, `workspace_result`.
 //!
 //! Ordering rules the Runtime keeps (core-contracts §6.6): a Turn emits only its own events, in
 //! order; a message is `output_message{in_progress}`, its `delta`s, then
@@ -98,6 +98,7 @@ message_set! {
         "reasoning" => Reasoning(Reasoning),
         "command_execution" => CommandExecution(CommandExecution),
         "web_search_call" => WebSearchCall(WebSearchCall),
+        "mcp_call" => McpCall(crate::mcp::McpCall),
         "usage" => Usage(Usage),
         "function_call" => FunctionCall(FunctionCall),
         "call_abandoned" => CallAbandoned(CallAbandoned),
@@ -267,6 +268,12 @@ pub struct CommandExecution {
     pub status: CommandStatus,
     pub exit_code: Option<i64>,
     pub output: Option<String>,
+    /// The directory the command ran in, when the harness reports it.
+    #[serde(default)]
+    pub cwd: Option<String>,
+    /// How long the command ran, when the harness reports it.
+    #[serde(default)]
+    pub duration_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -185,6 +185,8 @@ fn runtime_messages() -> Vec<RuntimeToCore> {
             status: CommandStatus::Completed,
             exit_code: Some(0),
             output: Some("a\n".into()),
+            cwd: Some("/workspace".into()),
+            duration_ms: Some(12),
         }
         .into(),
         WebSearchCall {

@@ -71,7 +71,24 @@ fn configuration() -> SessionConfiguration {
             }),
             service_tier: Some(ServiceTier::Flex),
         },
-        mcp_servers: vec![],
+        mcp_servers: vec![
+            McpServer {
+                server_label: "tickets".into(),
+                server_url: "https://mcp.example.com/mcp".into(),
+                headers: Map::from_iter([("X-Team".to_owned(), json!("support"))]),
+                allowed_tools: Some(vec!["lookup_ticket".into()]),
+                required: true,
+                bearer: Some("tok-test".into()),
+            },
+            McpServer {
+                server_label: "docs".into(),
+                server_url: "http://127.0.0.1:9/mcp".into(),
+                headers: Map::new(),
+                allowed_tools: None,
+                required: false,
+                bearer: None,
+            },
+        ],
         harness_config: Some(Map::from_iter([("sandbox".to_owned(), json!("read-only"))])),
         workspace: None,
     }
@@ -391,6 +408,8 @@ fn runtime_to_core() -> Vec<Envelope<RuntimeToCore>> {
                 status: CommandStatus::Completed,
                 exit_code: Some(0),
                 output: Some("a\n".into()),
+                cwd: Some("/workspace".into()),
+                duration_ms: Some(12),
             }
             .into(),
         ),
@@ -412,6 +431,32 @@ fn runtime_to_core() -> Vec<Envelope<RuntimeToCore>> {
                 item_id: "ws_2".into(),
                 status: WebSearchStatus::InProgress,
                 action: None,
+            }
+            .into(),
+        ),
+        (
+            run.clone(),
+            McpCall {
+                item_id: "mcp_1".into(),
+                server_label: "tickets".into(),
+                name: "lookup_ticket".into(),
+                arguments: r#"{"id":"T-1"}"#.into(),
+                output: None,
+                error: None,
+                status: McpCallStatus::InProgress,
+            }
+            .into(),
+        ),
+        (
+            run.clone(),
+            McpCall {
+                item_id: "mcp_1".into(),
+                server_label: "tickets".into(),
+                name: "lookup_ticket".into(),
+                arguments: r#"{"id":"T-1"}"#.into(),
+                output: Some(r#"{"result":"open"}"#.into()),
+                error: None,
+                status: McpCallStatus::Completed,
             }
             .into(),
         ),
@@ -555,9 +600,10 @@ fn runtime_index(m: &RuntimeToCore) -> usize {
         RuntimeToCore::Done(_) => 15,
         RuntimeToCore::ProtocolError(_) => 16,
         RuntimeToCore::WorkspaceResult(_) => 17,
+        RuntimeToCore::McpCall(_) => 18,
     }
 }
-const RUNTIME_FRAMES: usize = 18;
+const RUNTIME_FRAMES: usize = 19;
 
 fn spellings<T: Serialize>(values: &[T]) -> Value {
     serde_json::to_value(values).unwrap()
@@ -589,6 +635,7 @@ fn values() -> Value {
             WebSearchAction::FindInPage { url: None, pattern: Some("rain".into()) },
             WebSearchAction::Other,
         ]),
+        "McpCallStatus": spellings(&[McpCallStatus::InProgress, McpCallStatus::Completed, McpCallStatus::Failed]),
         "TurnOutcome": spellings(&[TurnOutcome::Completed, TurnOutcome::Failed, TurnOutcome::Cancelled]),
     })
 }

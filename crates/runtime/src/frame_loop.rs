@@ -13,8 +13,9 @@
 //! Frame ids: preparation frames carry the Session ID; Turn output, steer, cancel and function
 //! frames carry the Run ID; a `protocol_error` carries the offending frame's id.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use switchboard_protocol::envelope::Envelope;
@@ -22,13 +23,17 @@ use switchboard_protocol::messages::{
     Done, ErrorEvent, ExecutionPrepare, ExecutionStart, FunctionResult, PreparationState,
     PreparationStatus, PromptSteer, PromptSteerAck, ProtocolError, TurnOutcome, WorkspaceResult,
 };
+use switchboard_protocol::workspace::WorkspaceEntry;
 use switchboard_protocol::{
     AdapterError, CoreToRuntime, PrepareRequest, Receipt, RuntimeToCore, TurnRequest,
 };
 use tokio::sync::{broadcast, mpsc};
 
+use crate::mcp_gateway::{McpGateway, WithGateway};
 use crate::registry::Registry;
 use crate::sessions::{Notice, Sessions};
+use crate::workspace::relay::Forwarder;
+use crate::workspace::{WorkspaceError, WorkspaceOptions, Workspaces};
 
 /// Frames Core sends, as the loop reads them.
 pub type Inbound = mpsc::Receiver<Envelope<CoreToRuntime>>;
@@ -46,16 +51,20 @@ pub struct RuntimeOptions {
     /// An executor idle this long is evicted (its process ends; the next Turn resumes it).
     pub idle_timeout: Duration,
     pub heartbeat_interval: Duration,
+    /// Where managed workspaces and sandbox relays live.
+    pub workspaces: WorkspaceOptions,
 }
 
 impl RuntimeOptions {
     /// Defaults for a data directory: state under `<data_dir>/sessions`, a 5 minute idle
-    /// eviction, a 15 second heartbeat.
+    /// eviction, a 15 second heartbeat, workspaces under `<data_dir>/environments`.
     pub fn for_data_dir(data_dir: impl Into<PathBuf>) -> Self {
+        let data_dir = data_dir.into();
         RuntimeOptions {
-            state_root: data_dir.into().join("sessions"),
+            state_root: data_dir.join("sessions"),
             idle_timeout: Duration::from_secs(5 * 60),
             heartbeat_interval: Duration::from_secs(15),
+            workspaces: WorkspaceOptions::for_data_dir(&data_dir),
         }
     }
 }
@@ -66,6 +75,9 @@ struct Loop {
     sessions: Sessions,
     out: Outbound,
     beating: tokio::sync::Mutex<()>,
+    workspaces: Workspaces,
+    /// The provider relays of prepared network-disabled Sessions, ended at release.
+    relays: Mutex<HashMap<String, Forwarder>>,
 }
 
 /// Serves frames until `inbound` closes, then ends every Session's native process.
@@ -80,12 +92,15 @@ pub async fn serve_frames(
     let mut heartbeat = tokio::time::interval(options.heartbeat_interval);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut changes = registry.changes();
+    let workspaces = Workspaces::new(options.workspaces.clone(), registry.bwrap().cloned());
     let this = Arc::new(Loop {
         registry,
         options,
         sessions,
         out,
         beating: tokio::sync::Mutex::new(()),
+        workspaces,
+        relays: Mutex::new(HashMap::new()),
     });
     loop {
         tokio::select! {
@@ -141,9 +156,22 @@ impl Loop {
             CoreToRuntime::ExecutionRelease(r) => {
                 tokio::spawn(async move { self.release(r.session_id).await });
             }
-            CoreToRuntime::WorkspaceWrite(w) => self.workspace_unsupported(id, w.environment_id),
-            CoreToRuntime::WorkspaceList(l) => self.workspace_unsupported(id, l.environment_id),
-            CoreToRuntime::WorkspaceRemove(r) => self.workspace_unsupported(id, r.environment_id),
+            CoreToRuntime::WorkspaceWrite(w) => {
+                self.workspace(id, w.environment_id.clone(), move |ws| {
+                    ws.write(&w.environment_id, w.placement, &w.file)
+                        .map(|entry| vec![entry])
+                })
+            }
+            CoreToRuntime::WorkspaceList(l) => {
+                self.workspace(id, l.environment_id.clone(), move |ws| {
+                    ws.list(&l.environment_id, l.placement, l.path.as_deref())
+                })
+            }
+            CoreToRuntime::WorkspaceRemove(r) => {
+                self.workspace(id, r.environment_id.clone(), move |ws| {
+                    ws.remove(&r.environment_id).map(|()| vec![])
+                })
+            }
             CoreToRuntime::Welcome(_) | CoreToRuntime::HelloRefused(_) => {
                 let frame_type = if matches!(frame.message, CoreToRuntime::Welcome(_)) {
                     "welcome"
@@ -158,14 +186,38 @@ impl Loop {
         }
     }
 
-    /// This Runtime keeps no workspaces yet: every workspace request is refused.
-    fn workspace_unsupported(self: Arc<Self>, id: Option<String>, environment_id: String) {
+    /// Runs a `workspace_*` request and answers with the same frame id. File operations block,
+    /// so they run on the blocking pool, never in the frame loop.
+    fn workspace(
+        self: Arc<Self>,
+        id: Option<String>,
+        environment_id: String,
+        operation: impl FnOnce(&Workspaces) -> Result<Vec<WorkspaceEntry>, WorkspaceError>
+        + Send
+        + 'static,
+    ) {
         tokio::spawn(async move {
-            let result = WorkspaceResult {
-                environment_id,
-                files: Vec::new(),
-                error_code: Some("unsupported_operation".to_owned()),
-                error: Some("This Runtime does not host workspaces.".to_owned()),
+            let this = self.clone();
+            let outcome = tokio::task::spawn_blocking(move || operation(&this.workspaces))
+                .await
+                .unwrap_or_else(|e| {
+                    Err(WorkspaceError::Sandbox(format!(
+                        "the workspace operation did not finish: {e}"
+                    )))
+                });
+            let result = match outcome {
+                Ok(files) => WorkspaceResult {
+                    environment_id,
+                    files,
+                    error_code: None,
+                    error: None,
+                },
+                Err(error) => WorkspaceResult {
+                    environment_id,
+                    files: Vec::new(),
+                    error_code: Some(error.code().to_owned()),
+                    error: Some(error.to_string()),
+                },
             };
             self.send(id, result.into()).await;
         });
@@ -242,19 +294,78 @@ impl Loop {
                 )
                 .await;
         };
+        // The harness sees only the gateway's URLs (crate::mcp_gateway): no bearer reaches it.
+        let (configuration, gateway) = match McpGateway::start(configuration).await {
+            Ok(started) => started,
+            Err(error) => {
+                let error = AdapterError::InvalidConfiguration(error.to_string());
+                return self
+                    .preparation(
+                        &session_id,
+                        PreparationState::Failed,
+                        Some((error.code(), error.to_string())),
+                    )
+                    .await;
+            }
+        };
+        let mut configuration = configuration;
+        let state_dir = self.options.state_root.join(&session_id);
+        let mut placement = None;
+        let mut relay = None;
+        if let Some(workspace) = &configuration.workspace {
+            let install_dir = self.registry.install_dir(configuration.harness);
+            let placed = self
+                .workspaces
+                .place(
+                    &session_id,
+                    workspace,
+                    &configuration.model_provider.base_url,
+                    &state_dir,
+                    install_dir.as_deref(),
+                )
+                .await;
+            let placed = match placed {
+                Ok(placed) => placed,
+                Err(error) => {
+                    self.workspaces.release(&session_id);
+                    // Whatever went wrong, the Environment could not be made ready.
+                    let error = ("sandbox_error", error.to_string());
+                    return self
+                        .preparation(&session_id, PreparationState::Failed, Some(error))
+                        .await;
+                }
+            };
+            if let Some(url) = placed.base_url {
+                configuration.model_provider.base_url = url;
+            }
+            placement = Some(placed.placement);
+            relay = placed.relay;
+        }
         let request = PrepareRequest {
             session_id: session_id.clone(),
             configuration,
-            state_dir: self.options.state_root.join(&session_id),
-            placement: None,
+            state_dir,
+            placement,
         };
-        match adapter.prepare(request).await {
+        let prepared = adapter
+            .prepare(request)
+            .await
+            .map(|executor| match gateway {
+                Some(gateway) => Box::new(WithGateway { executor, gateway }),
+                None => executor,
+            });
+        match prepared {
             Ok(executor) => {
+                if let Some(relay) = relay {
+                    self.relays_held().insert(session_id.clone(), relay);
+                }
                 self.sessions.insert(&session_id, Arc::from(executor));
                 self.preparation(&session_id, PreparationState::Ready, None)
                     .await;
             }
             Err(error) => {
+                drop(relay);
+                self.workspaces.release(&session_id);
                 self.preparation(
                     &session_id,
                     PreparationState::Failed,
@@ -263,6 +374,11 @@ impl Loop {
                 .await;
             }
         }
+    }
+
+    fn relays_held(&self) -> std::sync::MutexGuard<'_, HashMap<String, Forwarder>> {
+        // Each change is one insert or remove: what a poisoned lock holds is consistent.
+        self.relays.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Registers the Run before returning, so a frame for it that arrives while the Turn is
@@ -407,13 +523,15 @@ impl Loop {
             // reference and the process is killed when that Turn ends and drops it.
             let _ = executor.evict().await;
         }
+        self.relays_held().remove(&session_id);
+        self.workspaces.release(&session_id);
         self.preparation(&session_id, PreparationState::Released, None)
             .await;
     }
 }
 
-/// Session ids name directories, so only a safe alphabet is accepted.
-fn is_safe_dir_name(id: &str) -> bool {
+/// Session and Environment ids name directories, so only a safe alphabet is accepted.
+pub(crate) fn is_safe_dir_name(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 128
         && id

@@ -14,6 +14,8 @@
 //! - [`frame_loop`]: the frame handling every transport shares.
 //! - [`local`]: [`LocalRuntime`], the in-process transport (two channels).
 //! - [`remote`]: [`run_remote`], the WebSocket transport that dials Core.
+//! - [`workspace`]: workspace directories, path safety, the bubblewrap sandbox and its
+//!   provider relay, setup commands.
 
 pub mod advertise;
 pub mod frame_loop;
@@ -21,10 +23,12 @@ pub mod install;
 pub mod installer;
 pub mod local;
 pub mod locate;
+pub mod mcp_gateway;
 pub mod probe;
 pub mod registry;
 pub mod remote;
 pub mod sessions;
+pub mod workspace;
 
 pub use frame_loop::{RuntimeOptions, serve_frames};
 pub use install::HarnessInstall;

@@ -8,6 +8,7 @@
 //! and a fresh heartbeat as soon as one ends.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use switchboard_claude::ClaudeAdapter;
@@ -22,6 +23,7 @@ use crate::install::{self, HarnessInstall};
 use crate::installer::{self, InstallReport};
 use crate::locate::{Locator, Source};
 use crate::probe::probe;
+use crate::workspace::sandbox::Bwrap;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum RegistryError {
@@ -51,6 +53,9 @@ pub struct Registry {
     installs: Mutex<HashMap<HarnessId, Install>>,
     /// Bumped when an install ends, so every frame loop sends a fresh heartbeat at once.
     changed: watch::Sender<u64>,
+    /// A `bwrap` that worked when the registry was made: managed workspaces are offered only
+    /// with it.
+    bwrap: Option<Bwrap>,
 }
 
 impl Registry {
@@ -61,6 +66,47 @@ impl Registry {
             entries: Vec::new(),
             installs: Mutex::new(HashMap::new()),
             changed: watch::Sender::new(0),
+            bwrap: Bwrap::probe(),
+        }
+    }
+
+    /// The same registry with `bwrap` as its sandbox (`None`: managed workspaces are off).
+    pub fn with_bwrap(mut self, bwrap: Option<Bwrap>) -> Self {
+        self.bwrap = bwrap;
+        self
+    }
+
+    /// The sandbox managed workspaces run in, when this machine has one.
+    pub fn bwrap(&self) -> Option<&Bwrap> {
+        self.bwrap.as_ref()
+    }
+
+    /// The folder `harness` is installed in (its native executable's install, or the
+    /// executable's own directory when it was named explicitly): what a sandbox shows of it.
+    pub fn install_dir(&self, harness: HarnessId) -> Option<PathBuf> {
+        let entry = self.entries.iter().find(|e| e.install.harness == harness)?;
+        let binary = self.locator.locate(&entry.install).path;
+        let relative = Path::new(entry.install.native_relative_path);
+        let mut dir = binary.as_path();
+        if binary.ends_with(relative) {
+            for _ in relative.components() {
+                dir = dir.parent()?;
+            }
+            return Some(dir.to_owned());
+        }
+        binary.parent().map(Path::to_owned)
+    }
+
+    /// `implemented` plus what the Runtime itself provides for workspaces: it places every
+    /// process in a self-hosted directory, reads and writes workspace files, and, with a
+    /// working `bwrap`, creates managed workspaces.
+    fn with_workspaces(&self, implemented: Capabilities) -> Capabilities {
+        Capabilities {
+            local_environment: true,
+            workspace_read_preparation: true,
+            workspace_output_export: true,
+            managed_workspace: self.bwrap.is_some(),
+            ..implemented
         }
     }
 
@@ -126,8 +172,9 @@ impl Registry {
         for entry in &self.entries {
             let harness = entry.install.harness;
             let install = self.install_state(harness);
+            let implemented = self.with_workspaces(entry.implemented);
             if install == Some(Install::Running) {
-                let caps = capabilities(harness, entry.implemented);
+                let caps = capabilities(harness, implemented);
                 out.push(HarnessAdvertisement::new(
                     harness,
                     HarnessState::Installing,
@@ -137,7 +184,7 @@ impl Registry {
                 continue;
             }
             let installation = probe(&self.locator, &entry.install).await;
-            let mut ad = advertisement(&installation, entry.implemented);
+            let mut ad = advertisement(&installation, implemented);
             if let (Some(Install::Failed(reason)), false) = (install, ad.available) {
                 ad = HarnessAdvertisement::new(
                     harness,

@@ -25,9 +25,9 @@ async fn handshake_heartbeat_and_frames_over_websocket() {
     let options = RemoteOptions {
         runtime_id: "runtime-test".into(),
         runtime: RuntimeOptions {
-            state_root: data.path().join("sessions"),
             idle_timeout: Duration::from_secs(300),
             heartbeat_interval: Duration::from_secs(30),
+            ..RuntimeOptions::for_data_dir(data.path())
         },
     };
     let url = core.url.clone();

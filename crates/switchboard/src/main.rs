@@ -35,6 +35,13 @@ enum Command {
     Runtime(runtime::RuntimeArgs),
     /// Manage self-hosted Environments from the Core host (a new enrollment token).
     Environments(environments::EnvironmentsArgs),
+    /// Inside a managed workspace's sandbox without network: relay the model provider, then run
+    /// the harness (started by the Runtime, not by people).
+    #[command(hide = true)]
+    SandboxRelay {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
@@ -62,6 +69,10 @@ fn main() -> anyhow::Result<()> {
             Command::Harness(a) => harness::run(a).await,
             Command::Runtime(a) => runtime::run(a).await,
             Command::Environments(a) => environments::run(a).await,
+            Command::SandboxRelay { args } => {
+                let code = switchboard_runtime::workspace::relay::run_inside(args).await?;
+                std::process::exit(code)
+            }
         }
     })
 }

@@ -37,8 +37,7 @@ struct Row {
     /// The adapter rule the row trips, as a part of the adapter's message.
     adapter_rule: &'static str,
     body: Value,
-    /// What Core would hand the adapter beyond the snapshot (MCP servers are never forwarded
-    /// today, so the MCP rule is tripped by adding one here).
+    /// What Core would hand the adapter beyond the snapshot (no row needs it today).
     tweak: fn(&mut SessionConfiguration),
     expect: Refusal,
 }
@@ -177,16 +176,11 @@ fn admit_unchecked(body: &Value) -> Option<SessionConfiguration> {
     Some(config)
 }
 
-fn with_mcp_server(config: &mut SessionConfiguration) {
-    config.mcp_servers =
-        vec![json!({"server_label": "lab", "server_url": "https://mcp.example.com/mcp"})];
-}
+const MCP_LABEL: &str = "The harness does not support this MCP server label.";
 
-const MCP_TOOL: &str = r#"{"type": "mcp", "server_label": "lab",
-    "transport": {"type": "http", "server_url": "https://mcp.example.com/mcp"}}"#;
-
-fn mcp_tool() -> Value {
-    serde_json::from_str(MCP_TOOL).unwrap()
+/// An HTTP MCP server declaration; Core forwards it to the Runtime as an `McpServer`.
+fn mcp_tool(label: &str, url: &str) -> Value {
+    json!({"type": "mcp", "server_label": label, "transport": {"type": "http", "server_url": url}})
 }
 
 #[test]
@@ -204,6 +198,7 @@ fn every_codex_refusal_is_a_session_create_refusal() {
         &[
             codex(json!({})),
             codex(json!({"tools": [function("get_weather-2"), function(&"a".repeat(128))]})),
+            codex(json!({"tools": [mcp_tool("lab", "https://mcp.example.com/mcp")]})),
         ],
         vec![
             row(
@@ -214,14 +209,11 @@ fn every_codex_refusal_is_a_session_create_refusal() {
                     "selected harness does not support this model provider protocol",
                 ),
             ),
-            Row {
-                tweak: with_mcp_server,
-                ..row(
-                    "MCP servers are not supported by this Runtime yet",
-                    codex(json!({"tools": [mcp_tool()]})),
-                    Refusal::Capability("mcp_http_tools"),
-                )
-            },
+            row(
+                "MCP server label codex_apps is reserved by codex",
+                codex(json!({"tools": [mcp_tool("codex_apps", "https://mcp.example.com/mcp")]})),
+                declared("agent.tools", MCP_LABEL),
+            ),
             bad_name("get.weather"),
             bad_name("get weather"),
             bad_name("get\0weather"),
@@ -256,6 +248,7 @@ fn every_claude_code_refusal_is_a_session_create_refusal() {
             claude(json!({"tools": [function("get.weather"), function("other")]})),
             search(json!({})),
             harness_config(json!({"effort": "max"})),
+            claude(json!({"tools": [mcp_tool("lab", "https://mcp.example.com/mcp")]})),
         ],
         vec![
             row(
@@ -279,14 +272,19 @@ fn every_claude_code_refusal_is_a_session_create_refusal() {
                     "The harness requires a model identifier without NUL characters.",
                 ),
             ),
-            Row {
-                tweak: with_mcp_server,
-                ..row(
-                    "MCP servers are not supported by this Runtime yet",
-                    claude(json!({"tools": [mcp_tool()]})),
-                    Refusal::Capability("mcp_http_tools"),
-                )
-            },
+            row(
+                "claude cannot name an MCP server \"functions\"",
+                claude(json!({"tools": [mcp_tool("functions", "https://mcp.example.com/mcp")]})),
+                declared("agent.tools", MCP_LABEL),
+            ),
+            row(
+                "claude rejects ${ in server_url",
+                claude(json!({"tools": [mcp_tool("lab", "https://mcp.example.com/${HOME}")]})),
+                declared(
+                    "agent.tools[0].transport.server_url",
+                    "The harness does not support '${' in an MCP server_url.",
+                ),
+            ),
             row(
                 "function names must not be empty",
                 claude(json!({"tools": [function("")]})),

@@ -5,8 +5,10 @@
 //! applies: an absent option keeps the harness's native behaviour.
 
 use switchboard_execution::{
-    ModelProvider, ResolvedAgent, ServiceTier, SessionSnapshot, TextFormat, Tool, Verbosity,
+    McpTransport, ModelProvider, ResolvedAgent, ServiceTier, SessionSnapshot, TextFormat, Tool,
+    Verbosity,
 };
+use switchboard_protocol::McpServer;
 use switchboard_protocol::configuration::{
     ExecutionControls, FunctionToolSpec, ModelProviderConfig, OutputFormat,
     ProgrammaticToolCallingControl, ReasoningControl, SessionConfiguration, WebSearchControl,
@@ -92,7 +94,7 @@ pub fn configuration(snap: &SessionSnapshot, provider: &ModelProvider) -> Sessio
             .collect(),
         tool_search: snap.has_tool_search(),
         execution_controls: controls,
-        mcp_servers: Vec::new(),
+        mcp_servers: mcp_servers(snap),
         harness_config: snap.harness_config.clone(),
         workspace: None,
     }
@@ -110,4 +112,26 @@ pub fn with_workspace(
         None => None,
     };
     Ok(config)
+}
+
+/// The snapshot's HTTP MCP servers in declared order, anonymous. A server with a Vault
+/// credential gets its bearer from the credential selection frozen at create, which fills
+/// `bearer` before dispatch; stdio servers run only on workspace placements and are not here.
+pub fn mcp_servers(snap: &SessionSnapshot) -> Vec<McpServer> {
+    snap.mcp_servers()
+        .filter_map(|(_, server)| match &server.transport {
+            McpTransport::Http {
+                server_url,
+                headers,
+            } => Some(McpServer {
+                server_label: server.server_label.clone(),
+                server_url: server_url.clone(),
+                headers: headers.clone(),
+                allowed_tools: server.allowed_tools.clone(),
+                required: server.required,
+                bearer: None,
+            }),
+            McpTransport::Stdio { .. } => None,
+        })
+        .collect()
 }

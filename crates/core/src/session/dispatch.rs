@@ -104,13 +104,49 @@ impl Engine {
                 }
             }
         };
+        // The Vault bindings frozen at create; their bearers are opened only into the
+        // preparation (never into the Session's state), rechecked each time.
+        let (vault_ids, bound) = match guard.as_ref() {
+            Some(live) => (live.doc.vault_ids.clone(), live.doc.credentials.clone()),
+            None => return,
+        };
         drop(guard);
 
         if !self.links.is_prepared(link, &id) {
+            let mut configuration = (*config).clone();
+            if !bound.is_empty() {
+                let bearers = super::credentials::resolve_bearers(
+                    self.store.as_ref(),
+                    &self.secrets,
+                    &vault_ids,
+                    &bound,
+                    crate::unix_now(),
+                )
+                .await;
+                match bearers {
+                    Ok(bearers) => {
+                        for (label, bearer) in bearers {
+                            if let Some(server) = configuration
+                                .mcp_servers
+                                .iter_mut()
+                                .find(|s| s.server_label == label)
+                            {
+                                server.bearer = Some(bearer.0);
+                            }
+                        }
+                    }
+                    // Never anonymous instead: the work fails with the reason.
+                    Err(e) => {
+                        return self
+                            .fail_unstarted(&id, link, "mcp_credential_unavailable", &e.to_string())
+                            .await;
+                    }
+                }
+            }
             let outcome = self.links.expect_preparation(link, &id);
             let prepare = ExecutionPrepare {
                 session_id: id.clone(),
-                configuration: (*config).clone(),
+                configuration,
             };
             let sent = self
                 .links

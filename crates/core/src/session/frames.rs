@@ -21,6 +21,7 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
         RuntimeToCore::Reasoning(r) => native_items::reasoning(tx, r),
         RuntimeToCore::CommandExecution(c) => native_items::command(tx, c),
         RuntimeToCore::WebSearchCall(w) => native_items::web_search(tx, w),
+        RuntimeToCore::McpCall(call) => native_items::mcp_call(tx, call),
         RuntimeToCore::Usage(u) => {
             if let Some(turn) = tx.active() {
                 turn.usage = Some(u);

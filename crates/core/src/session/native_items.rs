@@ -1,4 +1,5 @@
-//! Native items of a Turn (messages, reasoning, commands, web searches) as public Items.
+//! Native items of a Turn (messages, reasoning, commands, web searches, MCP calls) as public
+//! Items.
 //!
 //! Each native item gets a public Item ID of its own (native IDs are unique only per harness
 //! thread) and an `output_index` in the order it was first seen. Message text streams as
@@ -12,8 +13,8 @@ use switchboard_protocol::messages::{
 use switchboard_wire::ids::{IdKind, new_id};
 
 use super::objects::{
-    assistant_message_item, command_execution_item, fields, reasoning_item, turn_event,
-    web_search_call_item,
+    assistant_message_item, command_execution_item, fields, mcp_call_item, reasoning_item,
+    turn_event, web_search_call_item,
 };
 use super::state::{Live, NativeItem, NativeKind, Tx};
 
@@ -221,7 +222,8 @@ pub(super) fn command(tx: &mut Tx, c: CommandExecution) {
         return;
     };
     if !known {
-        let opened = command_execution_item(&id, &tid, &c.command, None, None, "in_progress");
+        let mut opened = command_execution_item(&id, &tid, &c.command, None, None, "in_progress");
+        place(&mut opened, c.cwd.as_deref(), None);
         add_native(tx, &c.item_id, opened, &sid, &tid);
     }
     let status = match c.status {
@@ -241,7 +243,7 @@ pub(super) fn command(tx: &mut Tx, c: CommandExecution) {
             ]),
         ));
     }
-    let done = command_execution_item(
+    let mut done = command_execution_item(
         &id,
         &tid,
         &c.command,
@@ -249,7 +251,16 @@ pub(super) fn command(tx: &mut Tx, c: CommandExecution) {
         c.exit_code,
         status,
     );
+    place(&mut done, c.cwd.as_deref(), c.duration_ms);
     finish_native(tx, &c.item_id, done, &sid, &tid);
+}
+
+/// A command Item's `cwd` and `duration_ms` (null when the harness does not report them).
+fn place(item: &mut Value, cwd: Option<&str>, duration_ms: Option<u64>) {
+    if let Some(item) = item.as_object_mut() {
+        item.insert("cwd".into(), json!(cwd));
+        item.insert("duration_ms".into(), json!(duration_ms));
+    }
 }
 
 /// A native web search: `item.added` when first seen, `item.done` when it ends. A search first
@@ -288,4 +299,36 @@ pub(super) fn web_search(tx: &mut Tx, w: WebSearchCall) {
     };
     let done = web_search_call_item(&id, &tid, action, status);
     finish_native(tx, &w.item_id, done, &sid, &tid);
+}
+
+/// A native MCP call: `item.added` when first seen, `item.done` when it ends. A call first seen
+/// finished gets both at once, so every output Item opens before it closes.
+pub(super) fn mcp_call(tx: &mut Tx, call: switchboard_protocol::McpCall) {
+    use switchboard_protocol::McpCallStatus;
+    let Some((sid, tid)) = tx.ids() else { return };
+    let seen = tx.active().and_then(|t| t.native.get(&call.item_id));
+    if seen.is_some_and(|i| i.done) {
+        tracing::warn!(item = %call.item_id, "an mcp_call after its end is ignored");
+        return;
+    }
+    let known = seen.is_some();
+    let Some((id, _)) = open_native(tx, &call.item_id, NativeKind::McpCall) else {
+        return;
+    };
+    if !known {
+        let opening = switchboard_protocol::McpCall {
+            output: None,
+            error: None,
+            ..call.clone()
+        };
+        let opened = mcp_call_item(&id, &tid, &opening, "in_progress");
+        add_native(tx, &call.item_id, opened, &sid, &tid);
+    }
+    let status = match call.status {
+        McpCallStatus::InProgress => return,
+        McpCallStatus::Completed => "completed",
+        McpCallStatus::Failed => "failed",
+    };
+    let done = mcp_call_item(&id, &tid, &call, status);
+    finish_native(tx, &call.item_id, done, &sid, &tid);
 }

@@ -224,6 +224,21 @@ pub fn web_search_call_item(id: &str, turn_id: &str, action: Value, status: &str
     })
 }
 
+/// A native call to a declared MCP server (agents-api-wire §7): the declared label, the
+/// server's own tool name, arguments text, the observed output or error.
+pub fn mcp_call_item(
+    id: &str,
+    turn_id: &str,
+    call: &switchboard_protocol::McpCall,
+    status: &str,
+) -> Value {
+    json!({
+        "id": id, "type": "mcp_call", "turn_id": turn_id, "server_label": call.server_label,
+        "name": call.name, "arguments": call.arguments, "output": call.output,
+        "error": call.error, "status": status,
+    })
+}
+
 /// An event about a Turn: `{type, session_id, turn_id, …fields}`.
 pub fn turn_event(
     kind: &str,

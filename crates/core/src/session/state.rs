@@ -81,6 +81,7 @@ pub enum NativeKind {
     Reasoning,
     Command,
     WebSearch,
+    McpCall,
 }
 
 /// A Runtime item seen in this Turn, and the public Item it became.

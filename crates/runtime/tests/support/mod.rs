@@ -4,6 +4,9 @@
 #![allow(dead_code)]
 
 pub mod fake_core;
+pub mod mcp;
+pub mod mcp_server;
+pub mod workspace;
 // The same scripted provider the codex adapter's tests use: one copy, shared by path.
 #[path = "../../../codex/tests/support/fake_responses.rs"]
 pub mod fake_responses;
@@ -57,11 +60,19 @@ pub fn codex_binary(test: &str) -> Option<PathBuf> {
 pub fn local_runtime(binary: PathBuf, state: &Path, idle_timeout: Duration) -> LocalRuntime {
     let locator = Locator::new(state).with_explicit(HarnessId::Codex, binary);
     let options = RuntimeOptions {
-        state_root: state.join("sessions"),
         idle_timeout,
         heartbeat_interval: Duration::from_secs(30),
+        ..runtime_options(state)
     };
     LocalRuntime::start(Arc::new(Registry::standard(locator)), options)
+}
+
+/// Options for a Runtime on the data dir `state`, its sandbox relay being this crate's
+/// `switchboard-sandbox-relay` (the `switchboard` binary is not built for these tests).
+pub fn runtime_options(state: &Path) -> RuntimeOptions {
+    let mut options = RuntimeOptions::for_data_dir(state);
+    options.workspaces.relay_command = vec![env!("CARGO_BIN_EXE_switchboard-sandbox-relay").into()];
+    options
 }
 
 pub fn get_weather() -> FunctionToolSpec {

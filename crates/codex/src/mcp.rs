@@ -1,0 +1,277 @@
+//! The Session's HTTP MCP servers in codex's `[mcp_servers]` table, and codex's `mcpToolCall`
+//! items as `mcp_call` observations.
+//!
+//! Each server reaches codex as the Runtime's credential gateway URL (the gateway adds the
+//! bearer and the declared headers), so nothing secret is in codex's config or environment.
+//! One `-c mcp_servers={…}` override declares them all as an inline table (labels are quoted
+//! keys, so no label can split a dotted path): `url`, `enabled_tools` when `allowed_tools` is
+//! a list (`[]` enables none; null leaves every tool on), `required`, and
+//! `default_tools_approval_mode = "approve"` (under `approvalPolicy: never` codex refuses an
+//! MCP call that needs approval and tells the model so).
+
+use serde_json::Value;
+use switchboard_protocol::{
+    AdapterError, AdapterEvent, McpCall, McpCallStatus, SessionConfiguration,
+};
+
+use crate::overrides::toml_string;
+
+/// Labels codex keeps for its own servers.
+const RESERVED_LABELS: &[&str] = &["codex_apps"];
+
+/// Rejects servers codex must not see: a bearer (only the gateway holds it), a reserved label,
+/// or a label codex's connection manager refuses.
+pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
+    let invalid = |m: String| Err(AdapterError::InvalidConfiguration(m));
+    for server in &config.mcp_servers {
+        let label = &server.server_label;
+        if server.bearer.is_some() || !server.headers.is_empty() {
+            return invalid(format!(
+                "MCP server {label}: credentials and headers reach codex only through the Runtime's credential gateway"
+            ));
+        }
+        if RESERVED_LABELS.contains(&label.as_str()) {
+            return invalid(format!("MCP server label {label} is reserved by codex"));
+        }
+        let valid = !label.is_empty()
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid {
+            return invalid(format!("codex cannot name an MCP server {label:?}"));
+        }
+    }
+    Ok(())
+}
+
+/// The `-c` override that declares every server; none without servers.
+pub fn overrides(config: &SessionConfiguration) -> Vec<String> {
+    if config.mcp_servers.is_empty() {
+        return Vec::new();
+    }
+    let tables: Vec<String> = config
+        .mcp_servers
+        .iter()
+        .map(|server| {
+            let mut fields = vec![
+                format!("url={}", toml_string(&server.server_url)),
+                format!("required={}", server.required),
+                "default_tools_approval_mode=\"approve\"".to_owned(),
+            ];
+            if let Some(tools) = &server.allowed_tools {
+                let names: Vec<String> = tools.iter().map(|t| toml_string(t)).collect();
+                fields.push(format!("enabled_tools=[{}]", names.join(",")));
+            }
+            format!(
+                "{}={{{}}}",
+                toml_string(&server.server_label),
+                fields.join(",")
+            )
+        })
+        .collect();
+    vec![format!("mcp_servers={{{}}}", tables.join(","))]
+}
+
+/// Checks, before the thread opens, that the configuration codex loaded keeps each declared
+/// server as declared: its URL (the gateway's), no bearer reference or headers of its own, and
+/// the declared tool selection. A config layer that moved a server fails the start.
+pub async fn verify(
+    connection: &crate::jsonrpc::Connection,
+    config: &SessionConfiguration,
+) -> Result<(), AdapterError> {
+    if config.mcp_servers.is_empty() {
+        return Ok(());
+    }
+    let loaded = connection
+        .request(
+            "config/read",
+            serde_json::json!({}),
+            crate::launch::CONTROL_TIMEOUT,
+        )
+        .await
+        .map_err(crate::turn::rpc_error)?;
+    check_loaded(&loaded, config)
+}
+
+/// [`verify`]'s comparison of a `config/read` result with the declared servers.
+fn check_loaded(loaded: &Value, config: &SessionConfiguration) -> Result<(), AdapterError> {
+    for server in &config.mcp_servers {
+        let label = &server.server_label;
+        let native = loaded
+            .pointer("/config/mcp_servers")
+            .and_then(|s| s.get(label.as_str()))
+            .cloned()
+            .unwrap_or(Value::Null);
+        let mismatch = |what: &str| {
+            Err(AdapterError::InvalidConfiguration(format!(
+                "codex's loaded configuration changes the {what} of MCP server {label}"
+            )))
+        };
+        if native.get("url").and_then(Value::as_str) != Some(server.server_url.as_str()) {
+            return mismatch("URL");
+        }
+        let present = |k: &str| native.get(k).is_some_and(|v| !v.is_null());
+        if present("bearer_token_env_var") || present("bearer_token") {
+            return mismatch("bearer reference");
+        }
+        let no_headers = |k: &str| {
+            native
+                .get(k)
+                .is_none_or(|v| v.is_null() || v.as_object().is_some_and(|o| o.is_empty()))
+        };
+        if !no_headers("http_headers") || !no_headers("env_http_headers") {
+            return mismatch("headers");
+        }
+        if let Some(allowed) = &server.allowed_tools {
+            let loaded: Option<Vec<&str>> = native
+                .get("enabled_tools")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect());
+            if loaded != Some(allowed.iter().map(String::as_str).collect()) {
+                return mismatch("enabled tools");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A `mcpToolCall` item as an observation, or `None` for another item.
+pub fn observation(item: &Value) -> Option<AdapterEvent> {
+    if item.get("type").and_then(Value::as_str) != Some("mcpToolCall") {
+        return None;
+    }
+    let text = |k: &str| item.get(k).and_then(Value::as_str).map(str::to_owned);
+    let status = match item.get("status").and_then(Value::as_str) {
+        Some("completed") => McpCallStatus::Completed,
+        Some("failed") => McpCallStatus::Failed,
+        _ => McpCallStatus::InProgress,
+    };
+    let arguments = match item.get("arguments") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => "{}".to_owned(),
+        Some(other) => other.to_string(),
+    };
+    let error = item.get("error").filter(|e| !e.is_null()).map(|e| {
+        e.get("message")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| e.as_str().map_or_else(|| e.to_string(), str::to_owned))
+    });
+    let output = item.get("result").filter(|r| !r.is_null()).map(result_text);
+    Some(AdapterEvent::McpCall(McpCall {
+        item_id: text("id").unwrap_or_default(),
+        server_label: text("server").unwrap_or_default(),
+        name: text("tool").unwrap_or_default(),
+        arguments,
+        output,
+        error,
+        status: if error_present(item) && status == McpCallStatus::Completed {
+            McpCallStatus::Failed
+        } else {
+            status
+        },
+    }))
+}
+
+fn error_present(item: &Value) -> bool {
+    item.get("error").is_some_and(|e| !e.is_null())
+}
+
+/// An MCP `CallToolResult` as the text the model read: its text parts in order, or the whole
+/// result as JSON when it has none.
+pub fn result_text(result: &Value) -> String {
+    let texts: Vec<&str> = result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|parts| {
+            parts
+                .iter()
+                .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    if texts.is_empty() {
+        result.to_string()
+    } else {
+        texts.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use switchboard_protocol::McpServer;
+
+    fn declared(allowed: Option<Vec<String>>) -> SessionConfiguration {
+        let mut config: SessionConfiguration = serde_json::from_value(json!({
+            "harness": "codex", "model": "m", "instructions": null,
+            "model_provider": {"protocol": "responses", "base_url": "http://127.0.0.1:1/v1",
+                "api_key": "k", "context_window": null, "max_output_tokens": null},
+            "function_tools": [], "tool_search": false, "execution_controls": {},
+            "mcp_servers": [], "harness_config": null, "workspace": null,
+        }))
+        .unwrap();
+        config.mcp_servers = vec![McpServer {
+            server_label: "lab".into(),
+            server_url: "http://127.0.0.1:5/s/0".into(),
+            headers: Default::default(),
+            allowed_tools: allowed,
+            required: false,
+            bearer: None,
+        }];
+        config
+    }
+
+    #[test]
+    fn the_loaded_configuration_must_keep_each_declared_server() {
+        let config = declared(Some(vec!["a".into()]));
+        let loaded =
+            |server: serde_json::Value| json!({"config": {"mcp_servers": {"lab": server}}});
+        let kept =
+            json!({"url": "http://127.0.0.1:5/s/0", "enabled_tools": ["a"], "http_headers": null});
+        assert!(check_loaded(&loaded(kept), &config).is_ok());
+        for (changed, what) in [
+            (
+                json!({"url": "http://elsewhere/mcp", "enabled_tools": ["a"]}),
+                "URL",
+            ),
+            (
+                json!({"url": "http://127.0.0.1:5/s/0", "enabled_tools": ["a"], "bearer_token_env_var": "T"}),
+                "bearer reference",
+            ),
+            (
+                json!({"url": "http://127.0.0.1:5/s/0", "enabled_tools": ["a"], "http_headers": {"X": "1"}}),
+                "headers",
+            ),
+            (
+                json!({"url": "http://127.0.0.1:5/s/0", "enabled_tools": ["a", "b"]}),
+                "enabled tools",
+            ),
+        ] {
+            let Err(AdapterError::InvalidConfiguration(m)) =
+                check_loaded(&loaded(changed), &config)
+            else {
+                panic!("{what}: accepted")
+            };
+            assert!(m.contains(what), "{m}");
+        }
+        assert!(check_loaded(&json!({"config": {}}), &config).is_err());
+    }
+
+    #[test]
+    fn a_completed_call_keeps_label_tool_arguments_and_text() {
+        let item = json!({"type": "mcpToolCall", "id": "i1", "server": "lab", "tool": "get_weather",
+            "arguments": {"city": "Paris"}, "status": "completed",
+            "result": {"content": [{"type": "text", "text": "sunny"}]}, "error": null});
+        let Some(AdapterEvent::McpCall(call)) = observation(&item) else {
+            panic!("no observation")
+        };
+        assert_eq!(call.server_label, "lab");
+        assert_eq!(call.name, "get_weather");
+        assert_eq!(call.arguments, r#"{"city":"Paris"}"#);
+        assert_eq!(call.output.as_deref(), Some("sunny"));
+        assert_eq!(call.status, McpCallStatus::Completed);
+    }
+}
