@@ -7,8 +7,9 @@
 //!   the mock model has the harness run a native shell command that writes a file, and the file
 //!   is in `workspace_directory` afterwards;
 //! - the Runtime killed mid-Turn fails that Turn; the next input waits for the Environment
-//!   again; the Runtime restarted with its saved credential (no token) runs the next Turn, and
-//!   the lost Turn's model request was never sent again.
+//!   again (its request held until the Environment connects); the Runtime restarted with its
+//!   saved credential (no token) runs the next Turn, and the lost Turn's model request was
+//!   never sent again.
 //!
 //! The two processes share the host's network namespace: the harness on the Runtime's side
 //! calls the model provider Core hands it, the mock model on Core's loopback, so separate
@@ -137,7 +138,7 @@ async fn self_hosted_end_to_end(test: &str, harness: Harness) {
     poll("the model request of the hanging Turn", || async {
         mock.entries()
             .iter()
-            .any(|e| e["matched"] == "hang")
+            .any(|e| e["matched"]["name"] == "hang")
             .then_some(())
     })
     .await;
@@ -145,31 +146,28 @@ async fn self_hosted_end_to_end(test: &str, harness: Harness) {
     let turns = core.wait_turns(&id, 2, "failed").await;
     assert_eq!(turns[0]["status"], "completed");
 
-    // The next input waits for the Environment, then runs on the restarted Runtime, which
-    // connects with its saved credential alone.
-    let (status, body) = core.send_input(&id, "AGAIN, please").await;
+    // The next input waits for the Environment (the request is held until it connects), then
+    // runs on the restarted Runtime, which connects with its saved credential alone.
+    let data_dir = runtime_dir.display().to_string();
+    let ((status, body), _restarted) = tokio::join!(core.send_input(&id, "AGAIN, please"), async {
+        core.wait_for(&id, "the environment_connection action again", |s| {
+            awaits_connection(s, &environment_id)
+        })
+        .await;
+        let mut restarted = Process::spawn(
+            &["runtime", "--core", &words[3], "--data-dir", &data_dir],
+            false,
+        );
+        restarted.line().await; // connected
+        restarted
+    });
     assert_eq!(status, 202, "{body}");
-    core.wait_for(&id, "the environment_connection action again", |s| {
-        awaits_connection(s, &environment_id)
-    })
-    .await;
-    let mut restarted = Process::spawn(
-        &[
-            "runtime",
-            "--core",
-            &words[3],
-            "--data-dir",
-            &runtime_dir.display().to_string(),
-        ],
-        false,
-    );
-    restarted.line().await; // connected
     let turns = core.wait_turns(&id, 3, "completed").await;
     assert_eq!(turns[1]["status"], "failed", "{turns:?}");
     let hung = mock
         .entries()
         .iter()
-        .filter(|e| e["matched"] == "hang")
+        .filter(|e| e["matched"]["name"] == "hang")
         .count();
     assert_eq!(hung, 1, "the lost Turn's model request was sent again");
     let items = core.items(&id).await;
