@@ -11,6 +11,7 @@ use crate::auth::digest;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
+use switchboard_store::{Store, StoreError};
 
 /// Prefix of enrollment tokens.
 pub const TOKEN_PREFIX: &str = "sbenr_";
@@ -55,6 +56,94 @@ pub fn mint_credential() -> Minted {
 /// The exact line a user runs on their machine to enroll its Runtime.
 pub fn command(core_url: &str, token: &str) -> String {
     format!("switchboard runtime --core {core_url} --enroll {token}")
+}
+
+/// The `kind` of the Environments a Runtime enrolls for.
+pub const SELF_HOSTED: &str = "self_hosted";
+
+/// What an exchanged enrollment token gives the Runtime.
+pub struct Enrolled {
+    pub environment_id: String,
+    /// The credential in plain text: returned once, never stored or logged.
+    pub credential: String,
+}
+
+impl std::fmt::Debug for Enrolled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Enrolled")
+            .field("environment_id", &self.environment_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Exchanges a current enrollment token for a new credential of its Environment, replacing any
+/// earlier credential (so a re-enrolled Environment's old Runtime stops authenticating). `None`
+/// for a token that names no self-hosted Environment (wrong, spent, or replaced): the caller
+/// cannot tell which.
+pub async fn exchange(store: &dyn Store, token: &str) -> Result<Option<Enrolled>, StoreError> {
+    let token_digest = digest(token);
+    let Some(environment) = store.environment_by_enrollment(&token_digest).await? else {
+        return Ok(None);
+    };
+    if environment.kind != SELF_HOSTED {
+        return Ok(None);
+    }
+    let credential = mint_credential();
+    let exchanged = store
+        .exchange_enrollment(&token_digest, &credential.digest)
+        .await?;
+    Ok(exchanged.map(|environment_id| Enrolled {
+        environment_id,
+        credential: credential.secret,
+    }))
+}
+
+/// The self-hosted Environment whose enrolled Runtime presents `credential`, if any. The store
+/// is searched by the credential's digest, so no stored secret is ever compared byte by byte.
+pub async fn environment_for(
+    store: &dyn Store,
+    credential: &str,
+) -> Result<Option<String>, StoreError> {
+    Ok(store
+        .environment_by_credential(&digest(credential))
+        .await?
+        .filter(|e| e.kind == SELF_HOSTED)
+        .map(|e| e.id))
+}
+
+/// Why no new token was minted.
+#[derive(Debug, thiserror::Error)]
+pub enum MintError {
+    #[error("no Environment with ID {0}")]
+    Unknown(String),
+    #[error("Environment {id} is {kind}; only self_hosted Environments enroll a Runtime")]
+    NotSelfHosted { id: String, kind: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Mints a new enrollment token for a self-hosted Environment; the previous token stops
+/// working, the current credential (if any) keeps working until the new token is exchanged.
+pub async fn mint_for(store: &dyn Store, environment_id: &str) -> Result<Minted, MintError> {
+    let environment = store
+        .get_environment(environment_id)
+        .await?
+        .ok_or_else(|| MintError::Unknown(environment_id.to_owned()))?;
+    if environment.kind != SELF_HOSTED {
+        return Err(MintError::NotSelfHosted {
+            id: environment.id,
+            kind: environment.kind,
+        });
+    }
+    let token = mint_token();
+    if !store
+        .set_enrollment_digest(environment_id, &token.digest)
+        .await?
+    {
+        // Deleted between the read and the write.
+        return Err(MintError::Unknown(environment_id.to_owned()));
+    }
+    Ok(token)
 }
 
 #[cfg(test)]

@@ -1,8 +1,13 @@
-//! `GET /runtime/connect`: where a remote Runtime (`switchboard runtime`) dials Core.
+//! `GET /runtime/connect`: where a remote Runtime (`switchboard runtime`) dials Core, and
+//! `POST /runtime/enroll`, where a self-hosted Environment's Runtime trades its one-time
+//! enrollment token for the credential it connects with.
 //!
-//! Not a Project API route: it lives outside `/v1`, takes no `OpenAI-Beta` header and no
-//! Project key. The caller presents the deployment's Runtime token as `Authorization: Bearer`;
-//! without a configured token every Runtime is refused, with the same 401 as a wrong one.
+//! Not Project API routes: they live outside `/v1`, take no `OpenAI-Beta` header and no
+//! Project key. A connecting Runtime presents, as `Authorization: Bearer`, either the
+//! deployment's Runtime token (a deployment link: `environment: none` and managed workspaces)
+//! or an Environment's credential (a link bound to that self-hosted Environment, which receives
+//! its Sessions and nothing else; see [`crate::session::runtimes::Route`]). Anything else, and
+//! the deployment token when none is configured, gets the same 401.
 //!
 //! After the upgrade the Runtime's first frame must be `hello`. Core answers `welcome` (same
 //! protocol version) and attaches the link to the Session engine, or `hello_refused` and closes.
@@ -15,7 +20,10 @@
 //!
 //! A newer connection with the same `runtime_id` replaces the older one (core-contracts §6.1):
 //! a Runtime that reconnects after a network failure Core did not notice would otherwise leave
-//! a dead link behind that work could be sent to.
+//! a dead link behind that work could be sent to. Only within one authority, though: an
+//! enrolled Runtime never replaces a deployment link or another Environment's, whatever
+//! `runtime_id` it claims. An exchange of a new enrollment token ends the Environment's open
+//! connections, whose credential it has just replaced.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,8 +35,8 @@ use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Extension, Router};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
 use futures::stream::{SplitSink, SplitStream};
 use futures::{SinkExt, StreamExt};
 use sha2::{Digest, Sha256};
@@ -39,13 +47,21 @@ use switchboard_wire::{ApiError, ErrorCode};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::auth;
-use crate::edge::Failure;
+use crate::edge::{Failure, GatedJson};
+use crate::enrollment;
 use crate::session::Engine;
 use crate::state::AppState;
 use crate::sync::lock;
 
 /// The path remote Runtimes dial.
 pub const PATH: &str = "/runtime/connect";
+/// Where an enrollment token is exchanged for an Environment credential.
+pub const ENROLL_PATH: &str = "/runtime/enroll";
+/// The one answer to every token that cannot be exchanged (wrong, spent, replaced, or not a
+/// self-hosted Environment's): a caller learns nothing about which.
+pub const ENROLL_REFUSED: &str = "A valid enrollment token is required.";
+/// The one answer to a connection with neither the Runtime token nor a current credential.
+pub const CONNECT_REFUSED: &str = "A valid Runtime token is required.";
 /// Bound on the Runtime's `hello` after the upgrade.
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(15);
 /// A link that sends nothing for this long is dropped as lost. Runtimes send a heartbeat every
@@ -59,23 +75,31 @@ const CHANNEL_CAPACITY: usize = 64;
 pub fn routes() -> Router<Arc<AppState>> {
     Router::new()
         .route(PATH, get(connect))
+        .route(ENROLL_PATH, post(enroll))
         .layer(Extension(Arc::new(Connections::default())))
 }
 
-/// The open connection of each `runtime_id`, to end it when a newer one arrives.
+/// Who a connection authenticated as: the deployment (`None`) or one self-hosted Environment.
+type Authority = Option<String>;
+/// An open connection: its number and the signal that ends it.
+type Open = (u64, oneshot::Sender<()>);
+
+/// The open connection of each Runtime (its authority and `runtime_id`), to end it when a newer
+/// one arrives or its credential is replaced.
 #[derive(Default)]
 struct Connections {
     next: AtomicU64,
-    open: Mutex<HashMap<String, (u64, oneshot::Sender<()>)>>,
+    open: Mutex<HashMap<(Authority, String), Open>>,
 }
 
 impl Connections {
     /// Registers a welcomed connection, ending the previous one of the same Runtime. The
     /// receiver resolves when this connection is replaced in turn.
-    fn register(&self, runtime_id: &str) -> (u64, oneshot::Receiver<()>) {
+    fn register(&self, authority: &Authority, runtime_id: &str) -> (u64, oneshot::Receiver<()>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (replace, replaced) = oneshot::channel();
-        let previous = lock(&self.open).insert(runtime_id.to_owned(), (id, replace));
+        let key = (authority.clone(), runtime_id.to_owned());
+        let previous = lock(&self.open).insert(key, (id, replace));
         if let Some((_, previous)) = previous {
             tracing::warn!(runtime = %runtime_id, "Runtime connected again; closing its previous connection");
             let _ = previous.send(());
@@ -83,13 +107,101 @@ impl Connections {
         (id, replaced)
     }
 
-    fn unregister(&self, runtime_id: &str, id: u64) {
+    fn unregister(&self, authority: &Authority, runtime_id: &str, id: u64) {
+        let key = (authority.clone(), runtime_id.to_owned());
         let mut open = lock(&self.open);
-        if open
-            .get(runtime_id)
-            .is_some_and(|(current, _)| *current == id)
-        {
-            open.remove(runtime_id);
+        if open.get(&key).is_some_and(|(current, _)| *current == id) {
+            open.remove(&key);
+        }
+    }
+
+    /// Ends every connection of an Environment: its credential was just replaced.
+    fn close_environment(&self, environment_id: &str) {
+        let mut open = lock(&self.open);
+        let ended: Vec<_> = open
+            .keys()
+            .filter(|(authority, _)| authority.as_deref() == Some(environment_id))
+            .cloned()
+            .collect();
+        for key in ended {
+            if let Some((_, end)) = open.remove(&key) {
+                tracing::warn!(environment = %environment_id, runtime = %key.1, "the Environment enrolled again; closing the connection of its previous credential");
+                let _ = end.send(());
+            }
+        }
+    }
+}
+
+/// `POST /runtime/enroll {token}` → `{environment_id, credential}`. The token works once: the
+/// exchange clears it in the same write that stores the credential's digest.
+async fn enroll(
+    State(state): State<Arc<AppState>>,
+    Extension(connections): Extension<Arc<Connections>>,
+    GatedJson(body): GatedJson,
+) -> Response {
+    let token = match enrollment_token(&body) {
+        Ok(token) => token,
+        Err(failure) => return failure.into_response(),
+    };
+    match enrollment::exchange(state.store.as_ref(), token).await {
+        Ok(Some(enrolled)) => {
+            tracing::info!(environment = %enrolled.environment_id, "a Runtime enrolled");
+            connections.close_environment(&enrolled.environment_id);
+            Json(serde_json::json!({
+                "environment_id": enrolled.environment_id,
+                "credential": enrolled.credential,
+            }))
+            .into_response()
+        }
+        Ok(None) => {
+            Failure(ApiError::new(ErrorCode::Unauthorized, None, ENROLL_REFUSED)).into_response()
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "store failure during enrollment");
+            Failure(ApiError::internal()).into_response()
+        }
+    }
+}
+
+/// The body's `token`: the only member, a string (the protocol forms of the public API).
+fn enrollment_token(body: &serde_json::Map<String, serde_json::Value>) -> Result<&str, Failure> {
+    use switchboard_execution::error_messages::{invalid_type, kind, missing, unknown};
+    if let Some(key) = body.keys().find(|k| k.as_str() != "token") {
+        return Err(unknown(key).into());
+    }
+    match body.get("token") {
+        None => Err(missing("token").into()),
+        Some(serde_json::Value::String(token)) => Ok(token),
+        Some(other) => Err(invalid_type("token", kind::STRING, other).into()),
+    }
+}
+
+/// The authority of a connecting Runtime: the deployment's Runtime token first (compared in
+/// constant time), then an Environment's credential (looked up by digest).
+async fn authenticate(state: &AppState, presented: Option<&str>) -> Result<Authority, Failure> {
+    if token_matches(state.config.runtime_token.as_deref(), presented) {
+        return Ok(None);
+    }
+    let refused = || {
+        Failure(ApiError::new(
+            ErrorCode::Unauthorized,
+            None,
+            CONNECT_REFUSED,
+        ))
+    };
+    let Some(presented) = presented else {
+        return Err(refused());
+    };
+    match enrollment::environment_for(state.store.as_ref(), presented).await {
+        Ok(Some(environment)) => Ok(Some(environment)),
+        Ok(None) => Err(refused()),
+        Err(e) => {
+            tracing::error!(error = %e, "store failure while authenticating a Runtime");
+            Err(Failure(ApiError::new(
+                ErrorCode::AuthenticationUnavailable,
+                None,
+                "Authentication is temporarily unavailable.",
+            )))
         }
     }
 }
@@ -106,14 +218,10 @@ async fn connect(
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok()),
     );
-    if !token_matches(state.config.runtime_token.as_deref(), presented) {
-        return Failure(ApiError::new(
-            ErrorCode::Unauthorized,
-            None,
-            "A valid Runtime token is required.",
-        ))
-        .into_response();
-    }
+    let authority = match authenticate(&state, presented).await {
+        Ok(authority) => authority,
+        Err(failure) => return failure.into_response(),
+    };
     let upgrade = match upgrade {
         Ok(upgrade) => upgrade,
         Err(rejection) => {
@@ -126,7 +234,7 @@ async fn connect(
         }
     };
     let engine = state.engine.clone();
-    upgrade.on_upgrade(move |socket| serve_link(engine, connections, socket))
+    upgrade.on_upgrade(move |socket| serve_link(engine, connections, authority, socket))
 }
 
 /// Whether `presented` is the configured token. Both sides are hashed first so the comparison
@@ -252,7 +360,12 @@ async fn close(mut sink: Sink, code: u16, reason: &'static str) {
 }
 
 /// One Runtime connection, from the upgrade to the end of its link.
-async fn serve_link(engine: Arc<Engine>, connections: Arc<Connections>, socket: WebSocket) {
+async fn serve_link(
+    engine: Arc<Engine>,
+    connections: Arc<Connections>,
+    authority: Authority,
+    socket: WebSocket,
+) {
     let (mut sink, mut stream) = socket.split();
     let text = match tokio::time::timeout(HANDSHAKE_TIMEOUT, first_text(&mut stream)).await {
         Ok(Some(Ok(text))) => text,
@@ -282,8 +395,8 @@ async fn serve_link(engine: Arc<Engine>, connections: Arc<Connections>, socket: 
     if sink.send(Message::Text(welcome.into())).await.is_err() {
         return;
     }
-    tracing::info!(runtime = %hello.runtime_id, version = %hello.runtime_version, "Runtime connected");
-    let (connection, mut replaced) = connections.register(&hello.runtime_id);
+    tracing::info!(runtime = %hello.runtime_id, version = %hello.runtime_version, environment = ?authority, "Runtime connected");
+    let (connection, mut replaced) = connections.register(&authority, &hello.runtime_id);
 
     let (to_runtime, mut outbound) = mpsc::channel::<Envelope<CoreToRuntime>>(CHANNEL_CAPACITY);
     let (inbound, from_runtime) = mpsc::channel::<Envelope<RuntimeToCore>>(CHANNEL_CAPACITY);
@@ -292,7 +405,7 @@ async fn serve_link(engine: Arc<Engine>, connections: Arc<Connections>, socket: 
     let link = engine.attach(
         hello.runtime_id.clone(),
         false,
-        None,
+        authority.clone(),
         to_runtime,
         from_runtime,
     );
@@ -376,7 +489,7 @@ async fn serve_link(engine: Arc<Engine>, connections: Arc<Connections>, socket: 
     // written to a socket that ended.
     drop(inbound);
     writer.abort();
-    connections.unregister(&hello.runtime_id, connection);
+    connections.unregister(&authority, &hello.runtime_id, connection);
     tracing::info!(link, runtime = %hello.runtime_id, "Runtime disconnected");
 }
 
@@ -446,6 +559,40 @@ mod tests {
         assert_eq!(reply["id"], "f1");
         assert_eq!(reply["payload"]["type"], "hola");
         assert_eq!(reply["payload"]["error_code"], "unknown_type");
+    }
+
+    #[test]
+    fn the_enroll_body_is_one_string_token() {
+        let body = |v: serde_json::Value| v.as_object().unwrap().clone();
+        let error = |v| enrollment_token(&body(v)).err().unwrap().0.body();
+        assert_eq!(
+            enrollment_token(&body(serde_json::json!({"token": "sbenr_x"}))).ok(),
+            Some("sbenr_x")
+        );
+        let missing = error(serde_json::json!({}));
+        assert_eq!(missing["error"]["code"], "missing_required_parameter");
+        assert_eq!(missing["error"]["param"], "token");
+        let unknown = error(serde_json::json!({"token": "t", "runtime": 1}));
+        assert_eq!(unknown["error"]["code"], "unknown_parameter");
+        assert_eq!(unknown["error"]["param"], "runtime");
+        let typed = error(serde_json::json!({"token": 7}));
+        assert_eq!(typed["error"]["code"], "invalid_type");
+        assert_eq!(typed["error"]["param"], "token");
+    }
+
+    #[test]
+    fn a_runtime_replaces_only_connections_of_its_own_authority() {
+        let connections = Connections::default();
+        let env = Some("env_a".to_owned());
+        let (_, mut deployment) = connections.register(&None, "rt");
+        let (_, mut enrolled) = connections.register(&env, "rt");
+        // Same runtime_id, another authority: the deployment link stays.
+        assert!(deployment.try_recv().is_err());
+        let (_, mut again) = connections.register(&env, "rt");
+        assert!(enrolled.try_recv().is_ok());
+        connections.close_environment("env_a");
+        assert!(again.try_recv().is_ok());
+        assert!(deployment.try_recv().is_err());
     }
 
     #[test]

@@ -135,4 +135,16 @@ pub trait Store: VaultStore + Send + Sync + 'static {
     async fn environment_by_enrollment(&self, digest: &str) -> Result<Option<EnvironmentRecord>>;
     /// The Environment whose enrolled Runtime's credential has this digest.
     async fn environment_by_credential(&self, digest: &str) -> Result<Option<EnvironmentRecord>>;
+    /// Exchanges the enrollment token with digest `enrollment_digest` for a credential: sets
+    /// `credential_digest` and clears the enrollment digest in one conditional write, touching
+    /// neither the kind nor the document. The Environment's ID, or `None` when no Environment
+    /// holds that token any more (so of two concurrent exchanges, one wins).
+    async fn exchange_enrollment(
+        &self,
+        enrollment_digest: &str,
+        credential_digest: &str,
+    ) -> Result<Option<String>>;
+    /// Replaces an Environment's enrollment digest alone (a newly minted token; the old one stops
+    /// working). False when there is no such Environment.
+    async fn set_enrollment_digest(&self, id: &str, enrollment_digest: &str) -> Result<bool>;
 }

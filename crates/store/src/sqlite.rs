@@ -70,6 +70,17 @@ impl SqliteStore {
         }
     }
 
+    /// [`Self::write1`] with a unique-key violation as a [`StoreError::Conflict`].
+    async fn write_counted(&self, sql: &'static str, binds: Vec<Bind>) -> Result<u64> {
+        match self.writer.write(vec![Statement::new(sql, binds)]).await {
+            Ok(counts) => Ok(counts.first().copied().unwrap_or(0)),
+            Err(StoreError::Database(sqlx::Error::Database(e))) if e.is_unique_violation() => {
+                Err(StoreError::Conflict(e.message().to_owned()))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     async fn environment_where(
         &self,
         column: &'static str,
@@ -703,5 +714,42 @@ impl Store for SqliteStore {
 
     async fn environment_by_credential(&self, digest: &str) -> Result<Option<EnvironmentRecord>> {
         self.environment_where("credential_digest", digest).await
+    }
+
+    async fn exchange_enrollment(
+        &self,
+        enrollment_digest: &str,
+        credential_digest: &str,
+    ) -> Result<Option<String>> {
+        let Some(environment) = self.environment_by_enrollment(enrollment_digest).await? else {
+            return Ok(None);
+        };
+        // Conditional on the token still being current: a concurrent exchange or a new mint
+        // between the read and this write leaves no row to update.
+        let updated = self
+            .write_counted(
+                "UPDATE environments SET credential_digest = $1, enrollment_digest = NULL \
+                 WHERE id = $2 AND enrollment_digest = $3",
+                vec![
+                    Bind::Text(credential_digest.to_owned()),
+                    Bind::Text(environment.id.clone()),
+                    Bind::Text(enrollment_digest.to_owned()),
+                ],
+            )
+            .await?;
+        Ok((updated == 1).then_some(environment.id))
+    }
+
+    async fn set_enrollment_digest(&self, id: &str, enrollment_digest: &str) -> Result<bool> {
+        let updated = self
+            .write_counted(
+                "UPDATE environments SET enrollment_digest = $1 WHERE id = $2",
+                vec![
+                    Bind::Text(enrollment_digest.to_owned()),
+                    Bind::Text(id.to_owned()),
+                ],
+            )
+            .await?;
+        Ok(updated == 1)
     }
 }

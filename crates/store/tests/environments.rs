@@ -113,3 +113,49 @@ async fn a_session_write_carries_its_environment() {
     assert_eq!(s.get_environment(&e.id).await.unwrap(), Some(e));
     assert!(s.get_session("sesn_1").await.unwrap().is_some());
 }
+
+#[tokio::test]
+async fn an_enrollment_token_is_exchanged_once_and_the_document_is_kept() {
+    let (_d, s) = store().await;
+    let mut e = env(3, "self_hosted");
+    e.enrollment_digest = Some("token-1".into());
+    s.put_environment(&e).await.unwrap();
+
+    assert_eq!(
+        s.exchange_enrollment("token-1", "cred-1").await.unwrap(),
+        Some(e.id.clone())
+    );
+    // The token is spent: a second exchange finds nothing and changes nothing.
+    assert_eq!(
+        s.exchange_enrollment("token-1", "cred-2").await.unwrap(),
+        None
+    );
+    let stored = s.get_environment(&e.id).await.unwrap().unwrap();
+    assert_eq!(stored.enrollment_digest, None);
+    assert_eq!(stored.credential_digest.as_deref(), Some("cred-1"));
+    assert_eq!(
+        (stored.kind.as_str(), stored.doc.as_str()),
+        ("self_hosted", e.doc.as_str())
+    );
+
+    // A new token replaces only the enrollment digest; exchanging it rotates the credential.
+    assert!(s.set_enrollment_digest(&e.id, "token-2").await.unwrap());
+    assert!(
+        !s.set_enrollment_digest("env_missing", "token-3")
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        s.environment_by_credential("cred-1")
+            .await
+            .unwrap()
+            .map(|e| e.id),
+        Some(e.id.clone())
+    );
+    assert_eq!(
+        s.exchange_enrollment("token-2", "cred-3").await.unwrap(),
+        Some(e.id.clone())
+    );
+    assert_eq!(s.environment_by_credential("cred-1").await.unwrap(), None);
+    assert_eq!(s.get_environment(&e.id).await.unwrap().unwrap().doc, e.doc);
+}

@@ -1,5 +1,7 @@
 //! `switchboard`: one binary for the server, its key management and the offline mock model.
 
+mod enrolled;
+mod environments;
 mod harness;
 mod keys;
 mod listen;
@@ -32,6 +34,8 @@ enum Command {
     Harness(harness::HarnessArgs),
     /// Run a Runtime that dials Core over a WebSocket and runs its Sessions here.
     Runtime(runtime::RuntimeArgs),
+    /// Manage self-hosted Environments from the Core host (a new enrollment token).
+    Environments(environments::EnvironmentsArgs),
     /// Inside a managed workspace's sandbox without network: relay the model provider, then run
     /// the harness (started by the Runtime, not by people).
     #[command(hide = true)]
@@ -65,6 +69,7 @@ fn main() -> anyhow::Result<()> {
             }
             Command::Harness(a) => harness::run(a).await,
             Command::Runtime(a) => runtime::run(a).await,
+            Command::Environments(a) => environments::run(a).await,
             Command::SandboxRelay { args } => {
                 let code = switchboard_runtime::workspace::relay::run_inside(args).await?;
                 std::process::exit(code)

@@ -50,8 +50,9 @@ pub struct ServeArgs {
         hide_env_values = true
     )]
     pub anthropic_provider_key: String,
-    /// The bearer token remote Runtimes (`switchboard runtime`) present on `/runtime/connect`;
-    /// remote Runtimes are refused when it is unset.
+    /// The bearer token deployment Runtimes (`switchboard runtime --token`) present on
+    /// `/runtime/connect`; they are refused when it is unset. A self-hosted Environment's
+    /// Runtime authenticates with its enrolled credential instead.
     #[arg(long, env = "SWITCHBOARD_RUNTIME_TOKEN", hide_env_values = true)]
     pub runtime_token: Option<String>,
     /// The URL Runtimes on other machines dial to reach this Core, as the self-hosted
@@ -175,7 +176,7 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
     if args.no_local_runtime {
         if args.runtime_token.as_deref().is_none_or(str::is_empty) {
             tracing::warn!(
-                "--no-local-runtime without --runtime-token: no Runtime can connect, so no Session can run"
+                "--no-local-runtime without --runtime-token: no deployment Runtime can connect, so only self-hosted Environments' Sessions (on their enrolled Runtimes) can run"
             );
         }
     } else {

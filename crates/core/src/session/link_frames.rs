@@ -105,7 +105,7 @@ impl Engine {
                 };
                 if let RuntimeToCore::Delta(delta) = message {
                     let Some(live) = guard.as_mut() else { return };
-                    if live.doc.active.as_ref().map(|t| t.run_id.as_str()) != Some(&run_id) {
+                    if !answers(live.doc.active.as_ref(), &run_id, link) {
                         return;
                     }
                     if let Some(event) = super::native_items::delta(live, delta) {
@@ -115,7 +115,7 @@ impl Engine {
                 }
                 let Some(live) = guard.as_ref() else { return };
                 let mut tx = Tx::new(live);
-                if tx.live.doc.active.as_ref().map(|t| t.run_id.as_str()) != Some(&run_id) {
+                if !answers(tx.live.doc.active.as_ref(), &run_id, link) {
                     return;
                 }
                 super::frames::apply(&mut tx, message);
@@ -165,4 +165,11 @@ impl Engine {
                 .await;
         }
     }
+}
+
+/// Whether a Turn frame for `run_id` from `link` belongs to the active Turn: the Run is the
+/// active one and this link runs it. A Runtime cannot answer a Turn dispatched to another link
+/// (another Environment's Runtime included), even if it learned the Run ID.
+fn answers(active: Option<&super::state::ActiveTurn>, run_id: &str, link: u64) -> bool {
+    active.is_some_and(|t| t.run_id == run_id && t.link == Some(link))
 }

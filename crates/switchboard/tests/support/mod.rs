@@ -32,14 +32,19 @@ pub fn scratch(prefix: &str) -> tempfile::TempDir {
 /// Whether the Runtime will find the pinned codex binary (as `switchboard runtime` resolves it).
 /// Outside CI a missing binary skips the test loudly; in CI (`CI` set) it fails the test.
 pub fn codex_installed(test: &str) -> bool {
+    harness_installed(test, &switchboard_runtime::install::CODEX)
+}
+
+/// [`codex_installed`] for any harness.
+pub fn harness_installed(test: &str, harness: &switchboard_runtime::HarnessInstall) -> bool {
     let probe = scratch("locate-");
-    let located = Locator::from_env(probe.path()).locate(&switchboard_runtime::install::CODEX);
+    let located = Locator::from_env(probe.path()).locate(harness);
     if located.exists {
         return true;
     }
     let message = format!(
-        "codex binary not found (set {} or run scripts/install-harnesses.sh)",
-        switchboard_runtime::install::CODEX.binary_env
+        "{} binary not found (set {} or run scripts/install-harnesses.sh)",
+        harness.name, harness.binary_env
     );
     let in_ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
     if in_ci {
@@ -186,6 +191,11 @@ impl Core {
                 "--model-provider-url",
                 &provider,
                 "--model-provider-key",
+                "k",
+                // The same mock serves the Anthropic Messages API (Claude Code Sessions).
+                "--anthropic-provider-url",
+                &mock.base_url,
+                "--anthropic-provider-key",
                 "k",
             ],
             false,
@@ -423,4 +433,151 @@ where
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Writes an Environment row into a Core data dir before Core starts (for tests of enrollment
+/// that do not go through Session create).
+pub async fn seed_environment(core_dir: &Path, id: &str, kind: &str) {
+    use switchboard_store::{EnvironmentRecord, SqliteStore, Store};
+    std::fs::create_dir_all(core_dir).unwrap();
+    let store = SqliteStore::open(&core_dir.join("switchboard.sqlite"))
+        .await
+        .expect("opening Core's store");
+    let record = EnvironmentRecord {
+        id: id.to_owned(),
+        created_at: 1,
+        kind: kind.to_owned(),
+        enrollment_digest: None,
+        credential_digest: None,
+        doc: "{}".to_owned(),
+    };
+    store
+        .put_environment(&record)
+        .await
+        .expect("seeding an Environment");
+}
+
+/// Runs `switchboard ARGS` to completion: exit status, stdout, stderr.
+pub async fn cli(args: &[&str]) -> (std::process::ExitStatus, String, String) {
+    let output = tokio::time::timeout(
+        WAIT,
+        Command::new(env!("CARGO_BIN_EXE_switchboard"))
+            .args(args)
+            .env_remove("SWITCHBOARD_DATA_DIR")
+            .env_remove("SWITCHBOARD_CORE_URL")
+            .env_remove("RUST_BACKTRACE")
+            .stdin(Stdio::null())
+            .output(),
+    )
+    .await
+    .expect("the command did not exit")
+    .expect("running the switchboard binary");
+    (
+        output.status,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `switchboard environments enroll ENV_ID` against a Core data dir: the printed command line.
+pub async fn mint_enrollment(core_dir: &Path, environment_id: &str, core_url: &str) -> String {
+    let data_dir = core_dir.display().to_string();
+    let (status, stdout, stderr) = cli(&[
+        "environments",
+        "enroll",
+        environment_id,
+        "--data-dir",
+        &data_dir,
+        "--core-url",
+        core_url,
+    ])
+    .await;
+    assert!(status.success(), "environments enroll failed: {stderr}");
+    stdout.trim_end().to_owned()
+}
+
+/// The token at the end of an enroll command line.
+pub fn token_of(command: &str) -> String {
+    command
+        .rsplit(' ')
+        .next()
+        .filter(|t| t.starts_with("sbenr_"))
+        .unwrap_or_else(|| panic!("no enrollment token in {command:?}"))
+        .to_owned()
+}
+
+impl Core {
+    /// `POST /runtime/enroll {token}` as a Runtime would send it: status and JSON body.
+    pub async fn exchange(&self, token: &str) -> (u16, Value) {
+        let response = self
+            .http
+            .post(format!("{}/runtime/enroll", self.root))
+            .json(&json!({ "token": token }))
+            .send()
+            .await
+            .expect("POST /runtime/enroll");
+        let status = response.status().as_u16();
+        (status, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// `switchboard runtime --core http://… [--enroll TOKEN]`: a self-hosted Environment's
+    /// Runtime, with no `--token` and no `--runtime-id` (an enrolled Runtime keeps its own).
+    pub fn enrolled_runtime(
+        &self,
+        enroll: Option<&str>,
+        data_dir: &Path,
+        capture_stderr: bool,
+    ) -> Process {
+        let data_dir = data_dir.display().to_string();
+        let mut args = vec!["runtime", "--core", &self.root, "--data-dir", &data_dir];
+        if let Some(token) = enroll {
+            args.extend(["--enroll", token]);
+        }
+        Process::spawn(&args, capture_stderr)
+    }
+}
+
+impl Core {
+    /// `POST /agents/sessions/{id}/events` with one input message: status and body.
+    pub async fn send_input(&self, id: &str, text: &str) -> (u16, Value) {
+        self.api(
+            "POST",
+            &format!("/agents/sessions/{id}/events"),
+            Some(json!({"events": [{"type": "agent.session.input.message", "input": text}]})),
+        )
+        .await
+    }
+
+    /// Polls the Session's Turns until there are `count` and the last one is `status`.
+    pub async fn wait_turns(&self, id: &str, count: usize, status: &str) -> Vec<Value> {
+        poll(
+            &format!("{id} to have {count} Turns, the last {status}"),
+            || async {
+                let turns = self.turns(id).await;
+                (turns.len() == count && turns[count - 1]["status"] == status).then_some(turns)
+            },
+        )
+        .await
+    }
+
+    /// Polls the Session until `check` holds for it.
+    pub async fn wait_for(&self, id: &str, what: &str, check: impl Fn(&Value) -> bool) -> Value {
+        let path = format!("/agents/sessions/{id}");
+        poll(what, || async {
+            let session = self.get(&path).await;
+            check(&session).then_some(session)
+        })
+        .await
+    }
+}
+
+/// Whether a Session's `required_actions` asks for its Environment's connection.
+pub fn awaits_connection(session: &Value, environment_id: &str) -> bool {
+    session["required_actions"]
+        .as_array()
+        .is_some_and(|actions| {
+            actions.iter().any(|a| {
+                a["type"] == "environment_connection" && a["environment_id"] == environment_id
+            })
+        })
 }

@@ -1,0 +1,56 @@
+//! `switchboard environments enroll ENV_ID`: on the Core host, a new enrollment token for a
+//! self-hosted Environment whose first one was lost. The previous token stops working; a Runtime
+//! already enrolled keeps its credential until the new token is exchanged.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use switchboard_core::enrollment;
+
+use crate::serve::open_store;
+
+/// The Core URL printed in the command line when `--core-url` is not given: where `serve`
+/// listens by default.
+pub const DEFAULT_CORE_URL: &str = "http://127.0.0.1:8080";
+
+#[derive(Args)]
+pub struct EnvironmentsArgs {
+    /// Core's data directory (the one `serve` runs on).
+    #[arg(
+        long,
+        env = "SWITCHBOARD_DATA_DIR",
+        default_value = ".switchboard",
+        global = true
+    )]
+    pub data_dir: PathBuf,
+    #[command(subcommand)]
+    pub action: EnvironmentsAction,
+}
+
+#[derive(Subcommand)]
+pub enum EnvironmentsAction {
+    /// Mint a new enrollment token for a self_hosted Environment and print the command to run
+    /// on its machine (the previous token stops working).
+    Enroll {
+        /// The Environment's ID (`env_…`).
+        environment_id: String,
+        /// Core's address as the Runtime's machine reaches it, for the printed command.
+        #[arg(long, env = "SWITCHBOARD_CORE_URL", default_value = DEFAULT_CORE_URL)]
+        core_url: String,
+    },
+}
+
+pub async fn run(mut args: EnvironmentsArgs) -> anyhow::Result<()> {
+    args.data_dir = crate::paths::absolute(&args.data_dir)?;
+    let store = open_store(&args.data_dir).await?;
+    match args.action {
+        EnvironmentsAction::Enroll {
+            environment_id,
+            core_url,
+        } => {
+            let token = enrollment::mint_for(&store, &environment_id).await?;
+            println!("{}", enrollment::command(&core_url, &token.secret));
+        }
+    }
+    Ok(())
+}
