@@ -275,13 +275,14 @@ fn environment(row: &SqliteRow) -> EnvironmentRecord {
 }
 
 /// The upsert of an Environment row; `seq` and `created_at` stay those of the first insert.
+/// An existing row keeps its digests: they change only through the conditional enrollment
+/// writes (`exchange_enrollment`, `set_enrollment_digest`), so a document update that read
+/// the row before an exchange can never undo it.
 fn put_environment(e: &EnvironmentRecord) -> Statement {
     Statement::new(
         "INSERT INTO environments (id, created_at, kind, enrollment_digest, credential_digest, doc) \
          VALUES ($1, $2, $3, $4, $5, $6) \
-         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, \
-         enrollment_digest = excluded.enrollment_digest, \
-         credential_digest = excluded.credential_digest, doc = excluded.doc",
+         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, doc = excluded.doc",
         vec![
             Bind::Text(e.id.clone()),
             Bind::I64(e.created_at),

@@ -42,11 +42,22 @@ async fn environments_upsert_filter_and_find_by_digest() {
         };
         s.put_environment(&env(i, kind)).await.unwrap();
     }
-    // An upsert replaces the document and digests but keeps the row's place.
+    // An upsert replaces the document but keeps the row's place and its digests (which only
+    // the enrollment writes change).
     let mut first = env(0, "openai_hosted");
     first.doc = r#"{"status":"ready"}"#.into();
-    first.enrollment_digest = Some("aa".into());
+    first.enrollment_digest = Some("zz".into());
     s.put_environment(&first).await.unwrap();
+    assert_eq!(
+        s.get_environment(&first.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .enrollment_digest,
+        None
+    );
+    assert!(s.set_enrollment_digest(&first.id, "aa").await.unwrap());
+    first.enrollment_digest = Some("aa".into());
     let ids: Vec<String> = s
         .list_environments(&all(), &EnvironmentFilter::default())
         .await
@@ -81,7 +92,7 @@ async fn environments_upsert_filter_and_find_by_digest() {
     );
     assert_eq!(s.environment_by_credential("aa").await.unwrap(), None);
     // Another Environment cannot take the same digest.
-    let mut other = env(1, "self_hosted");
+    let mut other = env(7, "self_hosted");
     other.enrollment_digest = Some("aa".into());
     assert!(matches!(
         s.put_environment(&other).await,
