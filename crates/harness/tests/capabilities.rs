@@ -38,15 +38,30 @@ fn required(build: fn(&mut SessionSnapshot)) -> Vec<Capability> {
 
 #[test]
 fn requirement_table() {
-    let rows: [Case; 10] = [
+    let rows: [Case; 11] = [
         (
             "baseline on none",
             |_| {},
             expect(&[EnvironmentNone, SubagentControl]),
         ),
         (
-            "a workspace",
+            "a managed workspace also needs a Runtime that can isolate it",
             |s| s.placement = Placement::OpenaiHosted,
+            expect(&[
+                LocalEnvironment,
+                WorkspaceReadPreparation,
+                WorkspaceOutputExport,
+                SubagentControl,
+                ManagedWorkspace,
+            ]),
+        ),
+        (
+            "a self-hosted workspace",
+            |s| {
+                s.placement = Placement::SelfHosted {
+                    workspace_directory: "/work".into(),
+                }
+            },
             expect(&[
                 LocalEnvironment,
                 WorkspaceReadPreparation,
@@ -155,5 +170,6 @@ fn capability_names_are_the_wire_names() {
         Capability::parse("durable_input_receipts"),
         Some(DurableInputReceipts)
     );
-    assert_eq!(Capability::ALL.len(), 30);
+    assert_eq!(ManagedWorkspace.as_str(), "managed_workspace");
+    assert_eq!(Capability::ALL.len(), 31);
 }

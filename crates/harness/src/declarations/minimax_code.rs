@@ -114,6 +114,7 @@ pub static MINIMAX_CODE: Declaration = Declaration {
         C::Preparation,
         C::WorkspaceReadPreparation,
         C::WorkspaceOutputExport,
+        C::ManagedWorkspace,
         C::ProgrammaticToolCallingDisable,
         C::WebSearchControl,
         C::ExecutionControls,
