@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what the tests need (scripts/setup.sh), checks formatting and
 # lints (rustfmt, clippy with warnings as errors: a lint is a failed test), builds, runs every
-# Rust test with nextest, then the SDK suites against the real `switchboard` binary: tests/sdk (pytest,
-# official Python `openai` SDK) and tests/ts (node's test runner, official TypeScript `openai`
-# SDK, on the pinned Node that setup installs). CI runs exactly this (.ci/run).
+# Rust test with nextest, a 60 s run of each cargo-fuzz target (scripts/fuzz.sh), then the SDK
+# suites against the real `switchboard` binary: tests/sdk (pytest, official Python `openai` SDK)
+# and tests/ts (node's test runner, official TypeScript `openai` SDK, on the pinned Node that
+# setup installs). CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,8 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 cargo build --workspace --all-targets
 cargo nextest run --workspace --no-fail-fast
+# A short bounded run of every fuzz target from its seed corpus (docs/fuzzing.md).
+./scripts/fuzz.sh
 export SWITCHBOARD_BIN="$PWD/target/debug/switchboard"
 .venv/bin/python -m pytest -q tests/sdk
 # The pinned Node (scripts/install-node.sh prints `node <version> <binary>`; it is idempotent).
