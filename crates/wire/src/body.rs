@@ -73,6 +73,9 @@ impl BodyGate {
             StrictError::DuplicateKey { key, path } => ApiError::invalid_body(format!(
                 "Invalid body: duplicate JSON key '{key}' at '{path}'. Duplicate JSON keys are not supported."
             )),
+            StrictError::ReservedKey { key, path } => ApiError::invalid_body(format!(
+                "Invalid body: the JSON key '{key}' at '{path}' is reserved and not supported."
+            )),
         })?;
         match value {
             Value::Object(map) => Ok(map),
@@ -141,7 +144,16 @@ pub fn is_integer_literal(n: &Number) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StrictError {
     Syntax,
-    DuplicateKey { key: String, path: String },
+    DuplicateKey {
+        key: String,
+        path: String,
+    },
+    /// serde_json's private raw-value key: serde_json itself would read the object back as
+    /// the raw JSON inside its string, so what was stored would not be what was sent.
+    ReservedKey {
+        key: String,
+        path: String,
+    },
 }
 
 /// Parses one JSON value, refusing duplicate keys at any depth.
@@ -159,6 +171,7 @@ pub fn parse_strict(text: &str) -> Result<Value, StrictError> {
     .map_err(|_| StrictError::Syntax)?;
     de.end().map_err(|_| StrictError::Syntax)?;
     match dup.into_inner() {
+        Some((key, path)) if key == RAW_VALUE_TOKEN => Err(StrictError::ReservedKey { key, path }),
         Some((key, path)) => Err(StrictError::DuplicateKey { key, path }),
         None => Ok(value),
     }
@@ -203,6 +216,10 @@ impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
 /// serde_json hands numbers to `deserialize_any` visitors as a one-entry map under this key when
 /// `arbitrary_precision` is on; the entry's value is the number's text.
 const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+/// The key serde_json's `Value` reader takes for "the raw JSON text in this string"
+/// (`raw_value` is on in this workspace). A caller's object with this key is refused: stored
+/// and read back it would become another value (fuzzing found it, `docs/fuzzing.md`).
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 impl<'de> Visitor<'de> for ValueSeed<'_> {
     type Value = Value;
@@ -260,6 +277,13 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                 return Ok(Value::Number(n));
             }
             let step = Step::Key(&key, self.at);
+            if key == RAW_VALUE_TOKEN {
+                // Reported like a duplicate, once the whole text has parsed (syntax wins).
+                let mut slot = self.dup.borrow_mut();
+                if slot.as_ref().is_none_or(|(k, _)| k != RAW_VALUE_TOKEN) {
+                    *slot = Some((key.clone(), step.to_string()));
+                }
+            }
             let value = map.next_value_seed(ValueSeed {
                 at: Some(&step),
                 dup: self.dup,
@@ -332,6 +356,32 @@ mod tests {
     fn invalid_utf8_before_syntax() {
         let e = parse_body(JSON, b"{\"a\": \"\xff\"").unwrap_err();
         assert_eq!(e.message, MSG_UTF8);
+    }
+
+    #[test]
+    fn serde_jsons_raw_value_key_is_refused_at_any_depth() {
+        for (body, path) in [
+            (
+                r#"{"$serde_json::private::RawValue": "[1,2]"}"#,
+                "$serde_json::private::RawValue",
+            ),
+            (
+                r#"{"a": [{"b": 1}, {"$serde_json::private::RawValue": "{"}]}"#,
+                "a[1].$serde_json::private::RawValue",
+            ),
+        ] {
+            let e = gate(JSON, body).unwrap_err();
+            assert_eq!(e.status, 400, "{body}");
+            assert_eq!(
+                e.message,
+                format!(
+                    "Invalid body: the JSON key '$serde_json::private::RawValue' at '{path}' is reserved and not supported."
+                )
+            );
+        }
+        // Syntax still wins.
+        let e = gate(JSON, r#"{"$serde_json::private::RawValue": "x""#).unwrap_err();
+        assert_eq!(e.message, MSG_SYNTAX);
     }
 
     #[test]

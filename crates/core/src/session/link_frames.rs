@@ -14,6 +14,9 @@ use super::state::Tx;
 use crate::environments::EnvironmentStatus;
 use crate::sync::lock;
 
+/// How long a delete waits for a Runtime to confirm it released a Session.
+const RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl Engine {
     /// Connects a Runtime: frames from `from_runtime` are handled until it closes, then the
     /// link's started Turns fail. `environment`: the self-hosted Environment an enrolled Runtime
@@ -71,7 +74,9 @@ impl Engine {
                     self.links.preparation_settled(link, status)
                 }
                 PreparationState::Released => {
-                    self.links.set_prepared(link, &status.session_id, false)
+                    self.links.set_prepared(link, &status.session_id, false);
+                    // A delete waits for it before removing the Session's workspace.
+                    self.links.preparation_settled(link, status)
                 }
                 PreparationState::Preparing => {}
             },
@@ -153,16 +158,27 @@ impl Engine {
         }
     }
 
-    /// Asks every link holding the Session to release it.
+    /// Asks every link holding the Session to release it, and waits (bounded) until each has
+    /// ended the Session's native process, so what comes next (removing its workspace) never
+    /// races a harness still running in it.
     pub async fn release(&self, id: &str) {
         for link in self.links.preparing_links(id) {
             self.links.set_prepared(link, id, false);
+            let released = self.links.expect_preparation(link, id);
             let release = ExecutionRelease {
                 session_id: id.to_owned(),
             };
-            self.links
+            let sent = self
+                .links
                 .send(link, Some(id.to_owned()), release.into())
                 .await;
+            if sent
+                && tokio::time::timeout(RELEASE_TIMEOUT, released)
+                    .await
+                    .is_err()
+            {
+                tracing::warn!(session = %id, link, "release unconfirmed");
+            }
         }
     }
 }

@@ -77,8 +77,8 @@ async fn delete_own_environment(
         return Ok(());
     }
     engine.store.delete_environment(environment_id).await?;
-    // The delete does not wait on the Runtime; the removal is logged if unconfirmed.
-    let engine = engine.clone();
-    tokio::spawn(async move { crate::environments::files::remove(&engine, &env).await });
+    // The Session's process has ended (`release` waited): the workspace goes before the
+    // delete answers; a removal the Runtime does not confirm in time is logged.
+    crate::environments::files::remove(engine, &env).await;
     Ok(())
 }
