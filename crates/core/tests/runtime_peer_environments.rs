@@ -180,17 +180,8 @@ async fn self_hosted_input_waits_for_its_environment_and_runs_on_its_runtime() {
 }
 
 async fn post(base: &str, id: &str, body: Value) -> (u16, Value) {
-    let resp = reqwest::Client::new()
-        .post(format!("{base}/agents/sessions/{id}/events"))
-        .header("authorization", format!("Bearer {}", support::KEY))
-        .header("openai-beta", "agents=v1")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    let text = resp.text().await.unwrap();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    let path = format!("/agents/sessions/{id}/events");
+    support::api(base, "POST", &path, Some(body)).await
 }
 
 #[tokio::test]
@@ -458,18 +449,44 @@ async fn environment_files_go_to_the_hosting_runtime_and_delete_removes_the_work
     assert_eq!(status, 400);
     assert_eq!(body["error"]["param"], "path");
 
-    // Deleting the Session removes its Environment and the workspace.
-    let (status, _) = peer
-        .request("DELETE", &format!("/agents/sessions/{id}"), None)
-        .await;
-    assert_eq!(status, 200);
+    // Deleting the Session releases it, then removes its Environment and the workspace, and
+    // answers once the Runtime confirmed both.
+    let deleting = {
+        let (base, path) = (peer.base.clone(), format!("/agents/sessions/{id}"));
+        tokio::spawn(async move { support::api(&base, "DELETE", &path, None).await })
+    };
+    let mut released = false;
     loop {
         let frame = peer.next_frame().await;
-        if let CoreToRuntime::WorkspaceRemove(remove) = frame.message {
-            assert_eq!(remove.environment_id, env_id);
-            break;
+        match frame.message {
+            CoreToRuntime::ExecutionRelease(release) => {
+                assert_eq!(release.session_id, id);
+                released = true;
+                let status = PreparationStatus {
+                    session_id: id.clone(),
+                    state: PreparationState::Released,
+                    error_code: None,
+                    error: None,
+                };
+                peer.to_core
+                    .send(Envelope::new(Some(id.clone()), status.into()))
+                    .await
+                    .unwrap();
+            }
+            CoreToRuntime::WorkspaceRemove(remove) => {
+                assert!(
+                    released,
+                    "the workspace went before the Session was released"
+                );
+                assert_eq!(remove.environment_id, env_id);
+                answer(&peer, frame.id.as_deref().unwrap(), &env_id, &[], None).await;
+                break;
+            }
+            _ => {}
         }
     }
+    let (status, _) = deleting.await.unwrap();
+    assert_eq!(status, 200);
     let (status, _) = peer
         .request("GET", &format!("/agents/environments/{env_id}"), None)
         .await;
@@ -533,28 +550,11 @@ async fn answer(
 }
 
 async fn get(base: &str, path: &str) -> (u16, Value) {
-    let resp = reqwest::Client::new()
-        .get(format!("{base}{path}"))
-        .header("authorization", format!("Bearer {}", support::KEY))
-        .header("openai-beta", "agents=v1")
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
+    support::api(base, "GET", path, None).await
 }
 
 async fn post_to(base: &str, path: &str, body: Value) -> (u16, Value) {
-    let resp = reqwest::Client::new()
-        .post(format!("{base}{path}"))
-        .header("authorization", format!("Bearer {}", support::KEY))
-        .header("openai-beta", "agents=v1")
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
+    support::api(base, "POST", path, Some(body)).await
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@
 mod support;
 
 use serde_json::json;
-use support::{API_KEY, Core, Mock, WAIT, read_to_close, scratch, start_limited};
+use support::{API_KEY, Mock, WAIT, read_to_close, scratch, start_limited_on};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -60,21 +60,8 @@ async fn revoking_a_key_ends_its_streams() {
     let dir = scratch("revoke-");
     let mock = Mock::start(dir.path(), None).await;
     let data = dir.path().join("data");
-    let provider = format!("{}/v1", mock.base_url);
-    let (serve, addr) = start_limited(
-        &data,
-        64,
-        &[
-            "--no-install",
-            "--model-provider-url",
-            &provider,
-            "--model-provider-key",
-            "k",
-        ],
-    )
-    .await;
-    let core = Core::from_process(serve, format!("http://{addr}"));
-    core.wait_readyz(200).await;
+    let core = start_limited_on(&data, &mock, &[]).await;
+    let addr = core.addr();
     let id = core.create_session().await;
     core.wait_session(&id, "idle").await;
 

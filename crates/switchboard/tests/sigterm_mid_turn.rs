@@ -11,30 +11,15 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{API_KEY, Core, Mock, WAIT, poll, scratch, start_limited};
+use support::{API_KEY, Core, Mock, WAIT, poll, scratch, start_limited_on};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 const GRACE: u64 = 2;
 
 async fn serve(data: &std::path::Path, mock: &Mock) -> Core {
-    let provider = format!("{}/v1", mock.base_url);
     let grace = GRACE.to_string();
-    let (process, addr) = start_limited(
-        data,
-        64,
-        &[
-            "--no-install",
-            "--model-provider-url",
-            &provider,
-            "--model-provider-key",
-            "k",
-            "--shutdown-grace",
-            &grace,
-        ],
-    )
-    .await;
-    Core::from_process(process, format!("http://{addr}"))
+    start_limited_on(data, mock, &["--shutdown-grace", &grace]).await
 }
 
 fn model_requests(mock: &Mock) -> usize {
@@ -134,23 +119,8 @@ async fn a_second_signal_exits_at_once() {
     let scenario = json!({"rules": [{"reply": {"delay_ms": 120000}}]});
     let mock = Mock::start(dir.path(), Some(scenario)).await;
     let data = dir.path().join("data");
-    let provider = format!("{}/v1", mock.base_url);
-    let (process, addr) = start_limited(
-        &data,
-        64,
-        &[
-            "--no-install",
-            "--model-provider-url",
-            &provider,
-            "--model-provider-key",
-            "k",
-            "--shutdown-grace",
-            "600",
-        ],
-    )
-    .await;
-    let core = Core::from_process(process, format!("http://{addr}"));
-    core.wait_readyz(200).await;
+    let core = start_limited_on(&data, &mock, &["--shutdown-grace", "600"]).await;
+    let addr = core.addr();
     core.create_session().await;
     poll("the model request of the Turn", || async {
         (model_requests(&mock) > 0).then_some(())
@@ -184,23 +154,8 @@ async fn a_turn_that_ends_within_the_grace_completes() {
     let scenario = json!({"rules": [{"reply": {"delay_ms": 3000}}]});
     let mock = Mock::start(dir.path(), Some(scenario)).await;
     let data = dir.path().join("data");
-    let provider = format!("{}/v1", mock.base_url);
-    let (process, addr) = start_limited(
-        &data,
-        64,
-        &[
-            "--no-install",
-            "--model-provider-url",
-            &provider,
-            "--model-provider-key",
-            "k",
-            "--shutdown-grace",
-            "600",
-        ],
-    )
-    .await;
-    let core = Core::from_process(process, format!("http://{addr}"));
-    core.wait_readyz(200).await;
+    let core = start_limited_on(&data, &mock, &["--shutdown-grace", "600"]).await;
+    let addr = core.addr();
     let id = core.create_session().await;
     let mut sse = TcpStream::connect(&addr).await.unwrap();
     let request = format!(

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use support::{
-    API_KEY, Core, Mock, WAIT, read_response, read_to_close, scratch, start_limited as start,
+    API_KEY, Mock, WAIT, read_response, read_to_close, scratch, start_limited as start,
+    start_limited_on,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -111,21 +112,8 @@ async fn an_sse_stream_outlives_the_idle_timeout() {
     let dir = scratch("sse-idle-");
     let mock = Mock::start(dir.path(), None).await;
     let data = dir.path().join("data");
-    let provider = format!("{}/v1", mock.base_url);
-    let (serve, addr) = start(
-        &data,
-        64,
-        &[
-            "--no-install",
-            "--model-provider-url",
-            &provider,
-            "--model-provider-key",
-            "k",
-        ],
-    )
-    .await;
-    let core = Core::from_process(serve, format!("http://{addr}"));
-    core.wait_readyz(200).await;
+    let core = start_limited_on(&data, &mock, &[]).await;
+    let addr = core.addr();
     let id = core.create_session().await;
     core.wait_session(&id, "idle").await;
     let mut sse = TcpStream::connect(&addr).await.unwrap();

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
-use support::{Core, Mock, poll, scratch, start_limited};
+use support::{Core, Mock, poll, scratch, start_limited_on};
 
 /// A tmpfs mounted at a directory, unmounted when dropped.
 struct Tmpfs(PathBuf);
@@ -80,21 +80,7 @@ async fn readyz_and_writes_follow_store_writability() {
         return;
     };
     let mock = Mock::start(dir.path(), None).await;
-    let provider = format!("{}/v1", mock.base_url);
-    let (serve, addr) = start_limited(
-        &data,
-        64,
-        &[
-            "--no-install",
-            "--model-provider-url",
-            &provider,
-            "--model-provider-key",
-            "k",
-        ],
-    )
-    .await;
-    let core = Core::from_process(serve, format!("http://{addr}"));
-    core.wait_readyz(200).await;
+    let core = start_limited_on(&data, &mock, &[]).await;
     assert_eq!(core.api("POST", "/agents", agent("before")).await.0, 201);
 
     // Full: 503 with a reason; a write fails and stores nothing; space coming back brings

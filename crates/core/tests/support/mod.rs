@@ -245,18 +245,7 @@ impl Peer {
     }
 
     pub async fn request(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut req = self
-            .http
-            .request(method.parse().unwrap(), format!("{}{path}", self.base))
-            .header("authorization", format!("Bearer {KEY}"))
-            .header("openai-beta", "agents=v1");
-        if let Some(body) = body {
-            req = req.json(&body);
-        }
-        let resp = req.send().await.unwrap();
-        let status = resp.status().as_u16();
-        let text = resp.text().await.unwrap();
-        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+        api(&self.base, method, path, body).await
     }
 
     pub async fn session(&self, id: &str) -> Value {
@@ -378,4 +367,20 @@ impl Peer {
             other => panic!("expected function_result, got {other:?}"),
         }
     }
+}
+
+/// A Project API request with the test key to the Core at `base`: the status and the JSON body
+/// (null when empty).
+pub async fn api(base: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    let mut req = reqwest::Client::new()
+        .request(method.parse().unwrap(), format!("{base}{path}"))
+        .header("authorization", format!("Bearer {KEY}"))
+        .header("openai-beta", "agents=v1");
+    if let Some(body) = body {
+        req = req.json(&body);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }

@@ -223,6 +223,11 @@ impl Core {
         }
     }
 
+    /// `HOST:PORT`, for raw TCP clients.
+    pub fn addr(&self) -> String {
+        self.root.trim_start_matches("http://").to_owned()
+    }
+
     /// `ws://HOST:PORT`: what `switchboard runtime --core` takes.
     pub fn ws_url(&self) -> String {
         self.root.replacen("http://", "ws://", 1)
@@ -344,6 +349,24 @@ impl Core {
 }
 
 // Raw HTTP/1.1 over TCP, for what a client library hides (partial requests, kept-alive reuse).
+
+/// [`start_limited`] with 64 connections, the local Runtime on the mock model (no install) and
+/// `extra` flags, once `/readyz` answers 200; `Core::addr` gives the raw `HOST:PORT`.
+pub async fn start_limited_on(data_dir: &std::path::Path, mock: &Mock, extra: &[&str]) -> Core {
+    let provider = format!("{}/v1", mock.base_url);
+    let mut args = vec![
+        "--no-install",
+        "--model-provider-url",
+        &provider,
+        "--model-provider-key",
+        "k",
+    ];
+    args.extend_from_slice(extra);
+    let (process, addr) = start_limited(data_dir, 64, &args).await;
+    let core = Core::from_process(process, format!("http://{addr}"));
+    core.wait_readyz(200).await;
+    core
+}
 
 /// `serve` with no Runtime, a 1 s header and body timeout and `max` connections.
 pub async fn start_limited(
