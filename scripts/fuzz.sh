@@ -3,8 +3,9 @@
 # committed seed corpus (fuzz/corpus/<target>) and runs FUZZ_SECONDS (default 60). A crash fails
 # the script and leaves its reproducer in fuzz/artifacts/<target>/.
 #
-# libFuzzer needs the nightly toolchain (sanitizer flags). Without it the run is skipped loudly
-# outside CI and fails in CI (CI=true). cargo-fuzz is installed when absent.
+# libFuzzer needs the nightly toolchain (sanitizer flags), installed with rustup when absent; if
+# that fails the run is skipped loudly outside CI and fails in CI (CI=true). cargo-fuzz is
+# installed when absent.
 #
 #   scripts/fuzz.sh                  # every target, 60 s each
 #   FUZZ_SECONDS=600 scripts/fuzz.sh frames input_events
@@ -16,6 +17,10 @@ SECONDS_EACH=${FUZZ_SECONDS:-60}
 CARGO_FUZZ_VERSION=0.13.2
 if [ "$#" -gt 0 ]; then TARGETS=("$@"); fi
 
+if ! cargo +nightly --version >/dev/null 2>&1 && command -v rustup >/dev/null 2>&1; then
+  # The project installs what its tests need: the nightly toolchain, minimal profile.
+  rustup toolchain install nightly --profile minimal || true
+fi
 if ! cargo +nightly --version >/dev/null 2>&1; then
   if [ "${CI:-}" = "true" ]; then
     echo "fuzz: FAILED: the nightly toolchain is missing (rustup toolchain install nightly)" >&2
