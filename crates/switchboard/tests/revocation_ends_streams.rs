@@ -6,9 +6,10 @@
 
 mod support;
 
-use serde_json::json;
-use support::{API_KEY, Mock, WAIT, read_to_close, scratch, start_limited_on};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use support::{
+    API_KEY, Mock, WAIT, read_to_close, read_until, request_events, scratch, start_limited_on,
+};
+use tokio::io::AsyncReadExt;
 use tokio::net::TcpStream;
 
 /// `switchboard keys ARGS --data-dir DIR`'s stdout.
@@ -30,12 +31,7 @@ fn keys(data_dir: &std::path::Path, args: &[&str]) -> String {
 }
 
 async fn open_stream(addr: &str, session: &str, key: &str) -> TcpStream {
-    let mut tcp = TcpStream::connect(addr).await.unwrap();
-    let request = format!(
-        "GET /v1/agents/sessions/{session}/events HTTP/1.1\r\nHost: x\r\n\
-         OpenAI-Beta: agents=v1\r\nAuthorization: Bearer {key}\r\n\r\n"
-    );
-    tcp.write_all(request.as_bytes()).await.unwrap();
+    let mut tcp = request_events(addr, session, key).await;
     // The head goes out at once.
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
@@ -76,27 +72,7 @@ async fn revoking_a_key_ends_its_streams() {
     assert!(rest.ends_with("0\r\n\r\n"), "{rest:?}");
 
     // The other stream still delivers: the next Turn's events arrive on it.
-    let (status, body) = core
-        .api(
-            "POST",
-            &format!("/agents/sessions/{id}/events"),
-            Some(json!({"events": [{
-                "type": "agent.session.input.message",
-                "input": [{"role": "user", "content": [{"type": "input_text", "text": "again"}]}],
-            }]})),
-        )
-        .await;
+    let (status, body) = core.post_message(&id, "again").await;
     assert_eq!(status, 202, "{body}");
-    let mut seen = String::new();
-    let read = async {
-        let mut buf = [0u8; 4096];
-        while !seen.contains("agent.session.idle") {
-            let n = kept.read(&mut buf).await.unwrap();
-            assert!(n > 0, "the other key's stream was closed: {seen}");
-            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    };
-    tokio::time::timeout(WAIT, read)
-        .await
-        .expect("the other stream stalled");
+    read_until(&mut kept, "agent.session.idle").await;
 }

@@ -11,8 +11,9 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{API_KEY, Core, Mock, WAIT, poll, scratch, start_limited_on};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use support::{
+    API_KEY, Core, Mock, poll, read_to_close, request_events, scratch, start_limited_on,
+};
 use tokio::net::TcpStream;
 
 const GRACE: u64 = 2;
@@ -43,12 +44,7 @@ async fn sigterm_fails_the_turn_after_the_grace_and_publishes_its_end() {
     core.wait_readyz(200).await;
     let id = core.create_session().await;
     let addr = core.root.strip_prefix("http://").unwrap().to_owned();
-    let mut sse = TcpStream::connect(&addr).await.unwrap();
-    let request = format!(
-        "GET /v1/agents/sessions/{id}/events HTTP/1.1\r\nHost: x\r\nOpenAI-Beta: agents=v1\r\n\
-         Authorization: Bearer {API_KEY}\r\n\r\n"
-    );
-    sse.write_all(request.as_bytes()).await.unwrap();
+    let mut sse = request_events(&addr, &id, API_KEY).await;
     // The model request reaching the mock proves the Turn started.
     poll("the model request of the Turn", || async {
         (model_requests(&mock) > 0).then_some(())
@@ -66,20 +62,7 @@ async fn sigterm_fails_the_turn_after_the_grace_and_publishes_its_end() {
     );
 
     // The stream receives the terminal events, then ends.
-    let mut seen = String::new();
-    let read = async {
-        let mut buf = [0u8; 4096];
-        loop {
-            let n = sse.read(&mut buf).await.unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    };
-    tokio::time::timeout(WAIT, read)
-        .await
-        .expect("the stream did not end");
+    let seen = read_to_close(&mut sse).await;
     let failed_turn = seen
         .find("\"type\":\"agent.session.turn.failed\"")
         .expect(&seen);
@@ -157,12 +140,7 @@ async fn a_turn_that_ends_within_the_grace_completes() {
     let core = start_limited_on(&data, &mock, &["--shutdown-grace", "600"]).await;
     let addr = core.addr();
     let id = core.create_session().await;
-    let mut sse = TcpStream::connect(&addr).await.unwrap();
-    let request = format!(
-        "GET /v1/agents/sessions/{id}/events HTTP/1.1\r\nHost: x\r\nOpenAI-Beta: agents=v1\r\n\
-         Authorization: Bearer {API_KEY}\r\n\r\n"
-    );
-    sse.write_all(request.as_bytes()).await.unwrap();
+    let mut sse = request_events(&addr, &id, API_KEY).await;
     poll("the model request of the Turn", || async {
         (model_requests(&mock) > 0).then_some(())
     })
@@ -175,20 +153,7 @@ async fn a_turn_that_ends_within_the_grace_completes() {
             .unwrap()
             .success()
     );
-    let mut seen = String::new();
-    let read = async {
-        let mut buf = [0u8; 4096];
-        loop {
-            let n = sse.read(&mut buf).await.unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    };
-    tokio::time::timeout(WAIT, read)
-        .await
-        .expect("the stream did not end");
+    let seen = read_to_close(&mut sse).await;
     assert!(
         seen.contains("\"type\":\"agent.session.turn.completed\""),
         "{seen}"

@@ -9,12 +9,11 @@ mod support;
 
 use std::time::Duration;
 
-use serde_json::json;
 use support::{
-    API_KEY, Mock, WAIT, read_response, read_to_close, scratch, start_limited as start,
-    start_limited_on,
+    API_KEY, Mock, read_response, read_to_close, read_until, request_events, scratch,
+    start_limited as start, start_limited_on,
 };
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
 const HEALTHZ: &[u8] = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -116,40 +115,15 @@ async fn an_sse_stream_outlives_the_idle_timeout() {
     let addr = core.addr();
     let id = core.create_session().await;
     core.wait_session(&id, "idle").await;
-    let mut sse = TcpStream::connect(&addr).await.unwrap();
-    let request = format!(
-        "GET /v1/agents/sessions/{id}/events HTTP/1.1\r\nHost: x\r\nOpenAI-Beta: agents=v1\r\n\
-         Authorization: Bearer {API_KEY}\r\n\r\n"
-    );
-    sse.write_all(request.as_bytes()).await.unwrap();
+    let mut sse = request_events(&addr, &id, API_KEY).await;
     // An idle keep-alive opened now is closed after the 1 s limit...
     let mut idle = TcpStream::connect(&addr).await.unwrap();
     idle.write_all(HEALTHZ).await.unwrap();
     assert!(read_response(&mut idle).await.starts_with("HTTP/1.1 200"));
     assert_eq!(read_to_close(&mut idle).await, "");
     // ...while the stream, opened before it, still delivers: the next Turn's events arrive.
-    let (status, body) = core
-        .api(
-            "POST",
-            &format!("/agents/sessions/{id}/events"),
-            Some(json!({"events": [{
-                "type": "agent.session.input.message",
-                "input": [{"role": "user", "content": [{"type": "input_text", "text": "again"}]}],
-            }]})),
-        )
-        .await;
+    let (status, body) = core.post_message(&id, "again").await;
     assert_eq!(status, 202, "{body}");
-    let mut seen = String::new();
-    let read = async {
-        let mut buf = [0u8; 4096];
-        while !seen.contains("agent.session.idle") {
-            let n = sse.read(&mut buf).await.expect("reading the stream");
-            assert!(n > 0, "the stream was closed: {seen}");
-            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
-        }
-    };
-    tokio::time::timeout(WAIT, read)
-        .await
-        .expect("the stream did not deliver the next Turn");
+    let seen = read_until(&mut sse, "agent.session.idle").await;
     assert!(seen.contains("data: "), "{seen}");
 }

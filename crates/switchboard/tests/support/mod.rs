@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use switchboard_runtime::Locator;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::process::{Child, ChildStdout, Command};
 
@@ -309,6 +309,19 @@ impl Core {
         session["id"].as_str().expect("session id").to_owned()
     }
 
+    /// Posts one user message to a Session; the status and body.
+    pub async fn post_message(&self, id: &str, text: &str) -> (u16, Value) {
+        self.api(
+            "POST",
+            &format!("/agents/sessions/{id}/events"),
+            Some(json!({"events": [{
+                "type": "agent.session.input.message",
+                "input": [{"role": "user", "content": [{"type": "input_text", "text": text}]}],
+            }]})),
+        )
+        .await
+    }
+
     pub async fn get(&self, path: &str) -> Value {
         let (status, body) = self.api("GET", path, None).await;
         assert_eq!(status, 200, "GET {path}: {body}");
@@ -410,6 +423,36 @@ pub async fn read_to_close(tcp: &mut TcpStream) -> String {
         .expect("the server did not close the connection")
         .ok();
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Sends `GET /v1/agents/sessions/{session}/events` with `key` on a new raw connection to
+/// `addr` and leaves the response unread.
+pub async fn request_events(addr: &str, session: &str, key: &str) -> TcpStream {
+    let mut tcp = TcpStream::connect(addr).await.unwrap();
+    let request = format!(
+        "GET /v1/agents/sessions/{session}/events HTTP/1.1\r\nHost: x\r\n\
+         OpenAI-Beta: agents=v1\r\nAuthorization: Bearer {key}\r\n\r\n"
+    );
+    tcp.write_all(request.as_bytes()).await.unwrap();
+    tcp
+}
+
+/// Reads a kept-open response until `needle` appears (within [`WAIT`]); what was read. A
+/// connection that closes first fails the test.
+pub async fn read_until(tcp: &mut TcpStream, needle: &str) -> String {
+    let mut seen = String::new();
+    let read = async {
+        let mut buf = [0u8; 4096];
+        while !seen.contains(needle) {
+            let n = tcp.read(&mut buf).await.expect("reading the stream");
+            assert!(n > 0, "the stream was closed before {needle:?}: {seen}");
+            seen.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    };
+    tokio::time::timeout(WAIT, read)
+        .await
+        .unwrap_or_else(|_| panic!("no {needle:?} within {WAIT:?}"));
+    seen
 }
 
 /// One complete response head and its `Content-Length` body, leaving the connection open.
