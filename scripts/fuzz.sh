@@ -9,11 +9,13 @@
 #
 #   scripts/fuzz.sh                  # every target, 60 s each
 #   FUZZ_SECONDS=600 scripts/fuzz.sh frames input_events
+#   FUZZ_SECONDS=1800 FUZZ_RUNS=10000000 scripts/fuzz.sh   # the long run: whichever limit comes first
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TARGETS=(body_gate agent_body session_body input_events frames)
 SECONDS_EACH=${FUZZ_SECONDS:-60}
+RUNS_EACH=${FUZZ_RUNS:--1}
 CARGO_FUZZ_VERSION=0.13.2
 if [ "$#" -gt 0 ]; then TARGETS=("$@"); fi
 
@@ -41,14 +43,14 @@ for target in "${TARGETS[@]}"; do
   mkdir -p "fuzz/artifacts/$target"
   echo "fuzz: $target for ${SECONDS_EACH}s"
   if ! cargo +nightly fuzz run "$target" "$scratch" "fuzz/corpus/$target" -- \
-      -max_total_time="$SECONDS_EACH" -print_final_stats=1 \
+      -max_total_time="$SECONDS_EACH" -runs="$RUNS_EACH" -print_final_stats=1 \
       -artifact_prefix="fuzz/artifacts/$target/" 2>"$scratch.log"; then
     tail -n 60 "$scratch.log" >&2
     echo "fuzz: $target FAILED; reproducer in fuzz/artifacts/$target/" >&2
     rm -rf "$scratch" "$scratch.log"
     exit 1
   fi
-  grep -E '^stat::number_of_executed_units|^Done' "$scratch.log" || true
+  grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb|^Done' "$scratch.log" || true
   rm -rf "$scratch" "$scratch.log"
 done
 echo "fuzz: every target ran ${SECONDS_EACH}s without a crash"
