@@ -152,7 +152,7 @@ impl KeyCache {
     }
 }
 
-fn epoch_path(data_dir: &std::path::Path) -> std::path::PathBuf {
+pub(crate) fn epoch_path(data_dir: &std::path::Path) -> std::path::PathBuf {
     data_dir.join("keys.epoch")
 }
 

@@ -33,6 +33,8 @@ pub const RESERVATION_DEADLINE: std::time::Duration = std::time::Duration::from_
 pub struct AppState {
     pub store: Arc<dyn Store>,
     pub keys: KeyCache,
+    /// The one `keys.epoch` watcher that ends revoked keys' streams.
+    pub revocations: crate::revocation::Watcher,
     pub secrets: SecretBox,
     pub config: CoreConfig,
     pub engine: Arc<Engine>,
@@ -60,6 +62,7 @@ impl AppState {
                 },
             ),
             keys: KeyCache::new(&config.data_dir),
+            revocations: crate::revocation::Watcher::new(crate::auth::epoch_path(&config.data_dir)),
             writable: crate::writable::Writability::new(&config.data_dir),
             store,
             secrets,

@@ -517,16 +517,40 @@ impl Loop {
         }
     }
 
+    /// Core deleted the Session (it is only ever released then): its process ends and its
+    /// state directory goes, with the harness home and transcripts in it, whether or not an
+    /// executor is resident (an evicted Session, or one from before a restart, has only the
+    /// directory). `released` answers once nothing of it is left.
     async fn release(&self, session_id: String) {
         if let Some(executor) = self.sessions.remove(&session_id) {
-            // Evicting refuses a Session mid-Turn; then the Turn's task holds the last
-            // reference and the process is killed when that Turn ends and drops it.
-            let _ = executor.evict().await;
+            // Evicting refuses a Session mid-Turn (Core deletes only idle Sessions); then the
+            // Turn's task holds the last reference and the process is killed when that Turn
+            // ends and drops it.
+            if let Err(error) = executor.evict().await {
+                tracing::warn!(session = %session_id, %error, "release of a busy Session");
+            }
         }
         self.relays_held().remove(&session_id);
         self.workspaces.release(&session_id);
+        self.remove_state_dir(&session_id);
         self.preparation(&session_id, PreparationState::Released, None)
             .await;
+    }
+}
+
+impl Loop {
+    fn remove_state_dir(&self, session_id: &str) {
+        if !is_safe_dir_name(session_id) {
+            return;
+        }
+        let dir = self.options.state_root.join(session_id);
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(dir = %dir.display(), error = %e, "cannot remove a deleted Session's state")
+            }
+        }
     }
 }
 

@@ -18,8 +18,8 @@ use async_trait::async_trait;
 pub use environments::{EnvironmentFilter, EnvironmentRecord};
 pub use page::{Order, Page, PageQuery};
 pub use sessions::{
-    CallRecord, IdempotencyRecord, ItemRecord, SessionFilter, SessionRecord, SessionWrite,
-    TurnRecord,
+    CallRecord, DeletionRecord, IdempotencyRecord, ItemRecord, SessionFilter, SessionRecord,
+    SessionWrite, TurnRecord,
 };
 pub use sqlite::SqliteStore;
 pub use vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
@@ -95,8 +95,19 @@ pub trait Store: VaultStore + Send + Sync + 'static {
         q: &PageQuery,
         filter: &SessionFilter,
     ) -> Result<Page<SessionRecord>>;
-    /// Deletes a Session with its Turns, Items, calls and idempotency records; false when absent.
-    async fn delete_session(&self, id: &str) -> Result<bool>;
+    /// Deletes a Session with its Turns, Items, calls and idempotency records, and the
+    /// Environment `own_environment` (the one it created), unlinks its create key, and records
+    /// `deletion` until its Runtime confirms; then no deleted content is left in the database
+    /// files (see [`SqliteStore`]). False when absent (nothing is written).
+    async fn delete_session(
+        &self,
+        deletion: &DeletionRecord,
+        own_environment: Option<&str>,
+    ) -> Result<bool>;
+    /// Deletions whose Runtime has not confirmed yet, oldest first.
+    async fn pending_deletions(&self) -> Result<Vec<DeletionRecord>>;
+    /// The Runtime confirmed: the deletion's record goes too.
+    async fn finish_deletion(&self, session_id: &str) -> Result<()>;
     /// Sessions with an `active_turn_id`, oldest first.
     async fn unsettled_sessions(&self) -> Result<Vec<SessionRecord>>;
 

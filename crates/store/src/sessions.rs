@@ -98,3 +98,19 @@ pub struct SessionFilter {
     /// `metadata[k]=v` pairs.
     pub metadata: Vec<(String, String)>,
 }
+
+/// A deleted Session whose Runtime-held state (its process, state directory and harness home,
+/// and a managed workspace it created) is not yet confirmed gone. Only IDs: everything the
+/// Session said is deleted with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeletionRecord {
+    pub session_id: String,
+    /// The self-hosted Environment whose enrolled Runtime ran the Session; `None`: the
+    /// deployment Runtimes.
+    pub environment_id: Option<String>,
+    /// A managed workspace to remove with the Session.
+    pub workspace_id: Option<String>,
+    /// The deployment Runtime that workspace lives on, when it is bound to one.
+    pub workspace_runtime: Option<String>,
+    pub created_at: i64,
+}

@@ -18,9 +18,9 @@ mod vaults;
 
 use crate::writer::{Bind, Statement, Writer};
 use crate::{
-    AgentRecord, ApiKeyRecord, CallRecord, EnvironmentFilter, EnvironmentRecord, IdempotencyRecord,
-    ItemRecord, Order, Page, PageQuery, Result, SessionFilter, SessionRecord, SessionWrite, Store,
-    StoreError, TurnRecord,
+    AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentFilter, EnvironmentRecord,
+    IdempotencyRecord, ItemRecord, Order, Page, PageQuery, Result, SessionFilter, SessionRecord,
+    SessionWrite, Store, StoreError, TurnRecord,
 };
 
 /// Reads go through a small pool; writes through the group-commit [`Writer`], because SQLite
@@ -38,7 +38,10 @@ impl SqliteStore {
             .create_if_missing(true)
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
-            .foreign_keys(true);
+            .foreign_keys(true)
+            // A deleted row's bytes are overwritten, not left in free space (every connection:
+            // the pool's and the writer's are opened from these options).
+            .pragma("secure_delete", "ON");
         let mut conn = crate::writer::connect(&opts).await?;
         sqlx::migrate!("migrations/sqlite").run(&mut conn).await?;
         let pool = SqlitePoolOptions::new()
@@ -49,6 +52,21 @@ impl SqliteStore {
             pool,
             writer: Writer::spawn(conn),
         })
+    }
+
+    /// Copies the WAL into the database and truncates it to zero bytes, so the frames that
+    /// held deleted rows are gone from the `-wal` file too (`secure_delete` already zeroed them
+    /// in the database pages). A checkpoint that a reader holds up stays incomplete until the
+    /// next one: logged, never an error of the delete.
+    async fn checkpoint(&self) {
+        let outcome = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .fetch_one(&self.pool)
+            .await;
+        match outcome {
+            Ok(row) if row.get::<i64, _>(0) == 0 => {}
+            Ok(_) => tracing::warn!("WAL checkpoint after a delete was busy"),
+            Err(e) => tracing::warn!(error = %e, "WAL checkpoint after a delete failed"),
+        }
     }
 
     /// Runs one statement through the writer; its affected row count.
@@ -566,15 +584,75 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn delete_session(&self, id: &str) -> Result<bool> {
-        // Turns, Items, calls and idempotency records go with it (ON DELETE CASCADE).
-        Ok(self
+    async fn delete_session(
+        &self,
+        d: &DeletionRecord,
+        own_environment: Option<&str>,
+    ) -> Result<bool> {
+        let id = || Bind::Text(d.session_id.clone());
+        // The deletion record and the Environment go only if the Session is there; then the
+        // Session, with its Turns, Items, calls and idempotency records (ON DELETE CASCADE). A
+        // create key outlives its Session (a retry after the delete is a conflict) but no
+        // longer names it.
+        let statements = vec![
+            Statement::new(
+                "INSERT OR REPLACE INTO session_deletions \
+                 (session_id, environment_id, workspace_id, workspace_runtime, created_at) \
+                 SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1)",
+                vec![
+                    id(),
+                    Bind::OptText(d.environment_id.clone()),
+                    Bind::OptText(d.workspace_id.clone()),
+                    Bind::OptText(d.workspace_runtime.clone()),
+                    Bind::I64(d.created_at),
+                ],
+            ),
+            Statement::new(
+                "DELETE FROM environments WHERE id = $1 \
+                 AND EXISTS (SELECT 1 FROM sessions WHERE id = $2)",
+                vec![Bind::OptText(own_environment.map(str::to_owned)), id()],
+            ),
+            Statement::new(
+                "UPDATE session_create_keys SET session_id = '' WHERE session_id = $1",
+                vec![id()],
+            ),
+            Statement::new("DELETE FROM sessions WHERE id = $1", vec![id()]),
+        ];
+        let counts = self.writer.write(statements).await?;
+        let deleted = counts.last().is_some_and(|n| *n == 1);
+        if deleted {
+            self.checkpoint().await;
+        }
+        Ok(deleted)
+    }
+
+    async fn pending_deletions(&self) -> Result<Vec<DeletionRecord>> {
+        let rows = sqlx::query("SELECT * FROM session_deletions ORDER BY created_at, session_id")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| DeletionRecord {
+                session_id: r.get("session_id"),
+                environment_id: r.get("environment_id"),
+                workspace_id: r.get("workspace_id"),
+                workspace_runtime: r.get("workspace_runtime"),
+                created_at: r.get("created_at"),
+            })
+            .collect())
+    }
+
+    async fn finish_deletion(&self, session_id: &str) -> Result<()> {
+        let removed = self
             .write1(
-                "DELETE FROM sessions WHERE id = $1",
-                vec![Bind::Text(id.to_owned())],
+                "DELETE FROM session_deletions WHERE session_id = $1",
+                vec![Bind::Text(session_id.to_owned())],
             )
-            .await?
-            == 1)
+            .await?;
+        if removed > 0 {
+            self.checkpoint().await;
+        }
+        Ok(())
     }
 
     async fn unsettled_sessions(&self) -> Result<Vec<SessionRecord>> {

@@ -8,7 +8,7 @@ mod support;
 
 use std::sync::Arc;
 
-use support::{page, session_with, store};
+use support::{deletion, page, session_with, store};
 use switchboard_store::{IdempotencyRecord, Order, SessionFilter, SessionWrite, Store, StoreError};
 
 fn create(session_id: &str, key: &str) -> SessionWrite {
@@ -66,10 +66,11 @@ async fn concurrent_creates_with_one_key_land_exactly_one_session() {
 async fn the_key_outlives_its_session() {
     let (_d, s) = store().await;
     s.write_session(create("sess_1", "k")).await.unwrap();
-    assert!(s.delete_session("sess_1").await.unwrap());
+    assert!(s.delete_session(&deletion("sess_1"), None).await.unwrap());
     assert_eq!(s.get_session("sess_1").await.unwrap(), None);
+    // It no longer names the Session: a retry finds no Session to answer with.
     let key = s.get_create_key("k").await.unwrap().unwrap();
-    assert_eq!(key.session_id, "sess_1");
+    assert_eq!(key.session_id, "");
     assert_eq!(s.get_create_key("other").await.unwrap(), None);
     // Still used: another Session cannot take it.
     let err = s.write_session(create("sess_2", "k")).await.unwrap_err();

@@ -5,7 +5,7 @@
 
 mod support;
 
-use support::{page, session_with, store};
+use support::{deletion, page, session_with, store};
 use switchboard_store::{CallRecord, IdempotencyRecord, Order, SessionWrite, Store, StoreError};
 
 fn full(id: &str) -> SessionWrite {
@@ -32,9 +32,9 @@ async fn delete_cascades_and_spares_other_sessions() {
     s.write_session(full("a")).await.unwrap();
     s.write_session(full("b")).await.unwrap();
 
-    assert!(s.delete_session("a").await.unwrap());
-    assert!(!s.delete_session("a").await.unwrap());
-    assert!(!s.delete_session("never").await.unwrap());
+    assert!(s.delete_session(&deletion("a"), None).await.unwrap());
+    assert!(!s.delete_session(&deletion("a"), None).await.unwrap());
+    assert!(!s.delete_session(&deletion("never"), None).await.unwrap());
 
     assert_eq!(s.get_session("a").await.unwrap(), None);
     assert_eq!(s.get_turn("a", "a_t").await.unwrap(), None);

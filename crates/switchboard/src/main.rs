@@ -3,6 +3,7 @@
 mod enrolled;
 mod environments;
 mod harness;
+mod keep_alive;
 mod keys;
 mod listen;
 mod paths;

@@ -70,10 +70,15 @@ pub struct ServeArgs {
     /// Install no missing harness at start: a harness that is not found stays `missing`.
     #[arg(long)]
     pub no_install: bool,
-    /// Seconds a client has to send a request's headers; also how long a kept-alive connection
-    /// may wait idle for its next request. The connection is closed when it passes.
+    /// Seconds a client has to send a request's headers (a new connection's first request from
+    /// its accept, a later one from its first byte). The connection is closed when it passes.
     #[arg(long, default_value_t = 10, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub header_read_timeout: u64,
+    /// Seconds a kept-alive connection may wait idle for its next request before it is closed
+    /// (longer than common clients' pool expiry, so that a client rarely reuses a connection the
+    /// server is closing). A live event stream is not idle: its keepalives keep it open.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_alive_timeout: u64,
     /// Seconds a request body may stall between two chunks before it is answered 408.
     #[arg(long, default_value_t = 30, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
     pub body_read_timeout: u64,
@@ -209,6 +214,7 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
     let engine = state.engine.clone();
     let limits = crate::listen::Limits {
         header_read_timeout: Duration::from_secs(args.header_read_timeout),
+        keep_alive_timeout: Duration::from_secs(args.keep_alive_timeout),
         body_read_timeout: Duration::from_secs(args.body_read_timeout),
         max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
     };

@@ -9,7 +9,9 @@
 //! - the Runtime killed mid-Turn fails that Turn; the next input waits for the Environment
 //!   again (its request held until the Environment connects); the Runtime restarted with its
 //!   saved credential (no token) runs the next Turn, and the lost Turn's model request was
-//!   never sent again.
+//!   never sent again;
+//! - deleting the Session removes its state directory on the Runtime and leaves the workspace
+//!   directory (the user's) as it was.
 //!
 //! The two processes share the host's network namespace: the harness on the Runtime's side
 //! calls the model provider Core hands it, the mock model on Core's loopback, so separate
@@ -174,6 +176,22 @@ async fn self_hosted_end_to_end(test: &str, harness: Harness) {
     assert!(
         items.iter().any(|i| i.to_string().contains("Here again.")),
         "no answer to the next Turn in {items:?}"
+    );
+
+    // Deleting the Session removes its harness state on the enrolled Runtime; the workspace
+    // directory is the user's and stays as the Turns left it.
+    assert!(runtime_dir.join("sessions").join(&id).is_dir());
+    let (status, body) = core
+        .api("DELETE", &format!("/agents/sessions/{id}"), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        !runtime_dir.join("sessions").join(&id).exists(),
+        "the Session's state is still on the Runtime"
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("made.txt")).expect("the workspace stays"),
+        "made\n"
     );
 }
 

@@ -127,3 +127,57 @@ async fn an_sse_stream_outlives_the_idle_timeout() {
     let seen = read_until(&mut sse, "agent.session.idle").await;
     assert!(seen.contains("data: "), "{seen}");
 }
+
+#[tokio::test]
+async fn the_idle_keep_alive_limit_is_its_own_and_spares_a_live_stream() {
+    if !support::codex_installed("the_idle_keep_alive_limit_is_its_own_and_spares_a_live_stream") {
+        return;
+    }
+    let dir = scratch("keep-alive-");
+    let mock = Mock::start(dir.path(), None).await;
+    let data = dir.path().join("data");
+    // Headers within 1 s, idle kept-alive connections for 6 s.
+    let core = start_limited_on(&data, &mock, &["--keep-alive-timeout", "6"]).await;
+    let addr = core.addr();
+    let id = core.create_session().await;
+    core.wait_session(&id, "idle").await;
+    let mut sse = request_events(&addr, &id, API_KEY).await;
+
+    // An idle kept-alive connection outlives the header limit and is closed at its own.
+    let mut idle = TcpStream::connect(&addr).await.unwrap();
+    idle.write_all(HEALTHZ).await.unwrap();
+    assert!(read_response(&mut idle).await.starts_with("HTTP/1.1 200"));
+    let served = std::time::Instant::now();
+    // A second kept-alive connection starts its next request and stalls in the head: the
+    // header limit applies from its first byte.
+    let mut stalled = TcpStream::connect(&addr).await.unwrap();
+    stalled.write_all(HEALTHZ).await.unwrap();
+    assert!(
+        read_response(&mut stalled)
+            .await
+            .starts_with("HTTP/1.1 200")
+    );
+    stalled
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        .await
+        .unwrap();
+    let began = std::time::Instant::now();
+    assert_eq!(read_to_close(&mut stalled).await, "");
+    assert!(
+        began.elapsed() < Duration::from_secs(5),
+        "a stalled head waited {:?}",
+        began.elapsed()
+    );
+    assert_eq!(read_to_close(&mut idle).await, "");
+    let idled = served.elapsed();
+    assert!(
+        idled >= Duration::from_millis(5500),
+        "closed after {idled:?}, before the keep-alive limit"
+    );
+
+    // The stream, open all along, still delivers: the next Turn's events arrive.
+    let (status, body) = core.post_message(&id, "again").await;
+    assert_eq!(status, 202, "{body}");
+    let seen = read_until(&mut sse, "agent.session.idle").await;
+    assert!(seen.contains("data: "), "{seen}");
+}

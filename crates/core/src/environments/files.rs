@@ -39,6 +39,15 @@ async fn request(
     if env.doc.placement == WorkspacePlacement::Managed && env.doc.runtime_id.is_none() {
         engine.bind_managed_host(&env.id, link).await;
     }
+    request_on(engine, link, message).await
+}
+
+/// Sends one workspace request on `link` and waits for its result (bounded).
+async fn request_on(
+    engine: &Arc<Engine>,
+    link: u64,
+    message: CoreToRuntime,
+) -> Result<WorkspaceResult, SessionError> {
     let id = new_id(IdKind::WorkspaceRequest);
     let answer = engine.links.expect_workspace_result(&id);
     if !engine.links.send(link, Some(id.clone()), message).await {
@@ -99,6 +108,28 @@ pub async fn list(
     let mut files = request(engine, env, message.into()).await?.files;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)
+}
+
+/// Asks the deployment Runtime hosting a deleted Session's managed workspace (`runtime_id`, or
+/// any deployment Runtime when it was never bound) to remove it; whether it confirmed.
+pub async fn remove_managed(
+    engine: &Arc<Engine>,
+    environment_id: &str,
+    runtime_id: Option<&str>,
+) -> bool {
+    let Some(link) = engine.links.deployment_link(runtime_id) else {
+        return false;
+    };
+    let message = WorkspaceRemove {
+        environment_id: environment_id.to_owned(),
+    };
+    match request_on(engine, link, message.into()).await {
+        Ok(_) => true,
+        Err(e) => {
+            tracing::warn!(environment = %environment_id, error = %e, "workspace removal unconfirmed");
+            false
+        }
+    }
 }
 
 /// Asks the hosting Runtime to remove a managed workspace. Best effort: the Environment is

@@ -1,11 +1,11 @@
-//! The Engine's side of the Runtime links: attaching a link, what its frames do, releasing a
-//! Session on it, and losing it. A lost link fails the Turns it had started (queued work stays
+//! The Engine's side of the Runtime links: attaching a link (which resends the deletions it
+//! may still hold), what its frames do, and losing it. A lost link fails the Turns it had started (queued work stays
 //! queued).
 
 use std::sync::Arc;
 
 use switchboard_protocol::envelope::Envelope;
-use switchboard_protocol::messages::{ExecutionRelease, PreparationState};
+use switchboard_protocol::messages::PreparationState;
 use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
 use tokio::sync::mpsc;
 
@@ -13,9 +13,6 @@ use super::engine::{Engine, Slot};
 use super::state::Tx;
 use crate::environments::EnvironmentStatus;
 use crate::sync::lock;
-
-/// How long a delete waits for a Runtime to confirm it released a Session.
-const RELEASE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 impl Engine {
     /// Connects a Runtime: frames from `from_runtime` are handled until it closes, then the
@@ -32,6 +29,7 @@ impl Engine {
         let link = self
             .links
             .add(runtime_id, local, environment.clone(), to_runtime);
+        self.resume_deletions(link);
         let this = self.clone();
         tokio::spawn(async move {
             // Connection, not readiness: `ready` follows its first advertisement.
@@ -155,30 +153,6 @@ impl Engine {
                 lock(&self.queued).push(id.clone());
             }
             self.commit_logged(&mut guard, tx).await;
-        }
-    }
-
-    /// Asks every link holding the Session to release it, and waits (bounded) until each has
-    /// ended the Session's native process, so what comes next (removing its workspace) never
-    /// races a harness still running in it.
-    pub async fn release(&self, id: &str) {
-        for link in self.links.preparing_links(id) {
-            self.links.set_prepared(link, id, false);
-            let released = self.links.expect_preparation(link, id);
-            let release = ExecutionRelease {
-                session_id: id.to_owned(),
-            };
-            let sent = self
-                .links
-                .send(link, Some(id.to_owned()), release.into())
-                .await;
-            if sent
-                && tokio::time::timeout(RELEASE_TIMEOUT, released)
-                    .await
-                    .is_err()
-            {
-                tracing::warn!(session = %id, link, "release unconfirmed");
-            }
         }
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! - [`create`]: the creation admission pipeline.
 //! - [`input`]: caller input events (messages, function results, cancels), one batch a commit.
-//! - [`update`]: Session update and delete.
+//! - [`update`]: Session update and delete; `deletion` finishes a delete on the Runtimes.
 //! - [`calls`]: the function-call lifecycle (register, admit, receipt, abandon, cancel, settle);
 //!   [`call`]: a call's document and what its states mean.
 //! - [`frames`]: the per-frame dispatch of a Run's frames; `native_items` (messages, reasoning,
@@ -25,6 +25,7 @@ pub mod calls;
 pub mod configuration;
 pub mod create;
 pub mod credentials;
+mod deletion;
 mod dispatch;
 pub mod engine;
 pub mod error;

@@ -307,6 +307,26 @@ impl Links {
         }
     }
 
+    /// Every link that runs Sessions of `route` (so may hold a Session's state), whether or not
+    /// it prepared the Session since it connected.
+    pub fn serving(&self, route: Route<'_>) -> Vec<u64> {
+        let links = lock(&self.links);
+        let mut ids: Vec<u64> = links
+            .iter()
+            .filter(|(_, l)| l.serves(route))
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Whether `link` runs Sessions of `route`.
+    pub fn link_serves(&self, link: u64, route: Route<'_>) -> bool {
+        lock(&self.links)
+            .get(&link)
+            .is_some_and(|l| l.serves(route))
+    }
+
     /// Links holding a prepared executor for the Session.
     pub fn preparing_links(&self, session_id: &str) -> Vec<u64> {
         let links = lock(&self.links);

@@ -8,6 +8,10 @@ use switchboard_execution::parse_session_update;
 use super::engine::{Engine, loaded};
 use super::error::SessionError;
 use super::state::Tx;
+use crate::clock::unix_now;
+use crate::environments::Environment;
+use switchboard_protocol::workspace::WorkspacePlacement;
+use switchboard_store::DeletionRecord;
 
 const AGENT_FIXED: &str =
     "A Session's agent is fixed at creation; create a new Session to change it.";
@@ -39,46 +43,50 @@ pub async fn update(
     Ok(loaded(&guard)?.to_json())
 }
 
-/// Deletes an idle Session, its history and streams, and releases it on every Runtime that
-/// prepared it.
+/// Deletes an idle Session: every stored row of it at once (the stream closes), then its
+/// process, state and managed workspace on the Runtimes (see `super::deletion`). A
+/// self-hosted Session's workspace directory is the user's and stays.
 pub async fn delete(engine: &Arc<Engine>, id: &str) -> Result<(), SessionError> {
     let mut guard = engine.lock(id).await?;
-    if guard.as_ref().is_some_and(|l| l.doc.active.is_some()) {
+    let live = loaded(&guard)?;
+    if live.doc.active.is_some() {
         return Err(SessionError::Conflict(ACTIVE_TURN));
     }
-    let environment_id = guard
+    let workspace = live.doc.workspace.as_ref();
+    let own = match workspace {
+        Some(w) => own_environment(engine, id, &w.environment_id).await?,
+        None => None,
+    };
+    let self_hosted = workspace.filter(|w| w.placement == WorkspacePlacement::SelfHosted);
+    let managed = own
         .as_ref()
-        .and_then(|l| l.doc.workspace.as_ref())
-        .map(|w| w.environment_id.clone());
-    engine.store.delete_session(id).await?;
+        .filter(|env| env.doc.placement == WorkspacePlacement::Managed);
+    let deletion = DeletionRecord {
+        session_id: id.to_owned(),
+        environment_id: self_hosted.map(|w| w.environment_id.clone()),
+        workspace_id: managed.map(|env| env.id.clone()),
+        workspace_runtime: managed.and_then(|env| env.doc.runtime_id.clone()),
+        created_at: unix_now(),
+    };
+    let own_id = own.as_ref().map(|env| env.id.as_str());
+    engine.store.delete_session(&deletion, own_id).await?;
     *guard = None;
     drop(guard);
     engine.forget(id);
-    engine.release(id).await;
-    if let Some(env) = environment_id {
-        delete_own_environment(engine, id, &env).await?;
-    }
+    engine.forget_on_runtimes(deletion).await;
     Ok(())
 }
 
-/// The Environment a Session created goes with it: its row, and a managed workspace on the
-/// Runtime hosting it. One named by `environment_id` belongs to no Session and stays.
-async fn delete_own_environment(
+/// The Environment the Session created, which goes with it. One named by `environment_id`
+/// belongs to no Session and stays.
+async fn own_environment(
     engine: &Arc<Engine>,
     session_id: &str,
     environment_id: &str,
-) -> Result<(), SessionError> {
-    let env = match crate::environments::load(engine.store.as_ref(), environment_id).await {
-        Ok(env) => env,
-        Err(SessionError::NotFound) => return Ok(()),
-        Err(e) => return Err(e),
-    };
-    if env.doc.session_id.as_deref() != Some(session_id) {
-        return Ok(());
+) -> Result<Option<Environment>, SessionError> {
+    match crate::environments::load(engine.store.as_ref(), environment_id).await {
+        Ok(env) if env.doc.session_id.as_deref() == Some(session_id) => Ok(Some(env)),
+        Ok(_) | Err(SessionError::NotFound) => Ok(None),
+        Err(e) => Err(e),
     }
-    engine.store.delete_environment(environment_id).await?;
-    // The Session's process has ended (`release` waited): the workspace goes before the
-    // delete answers; a removal the Runtime does not confirm in time is logged.
-    crate::environments::files::remove(engine, &env).await;
-    Ok(())
 }

@@ -2,7 +2,8 @@
 #![allow(dead_code)] // each test binary uses its own share of these
 
 use switchboard_store::{
-    ItemRecord, Order, PageQuery, SessionRecord, SessionWrite, SqliteStore, TurnRecord,
+    DeletionRecord, ItemRecord, Order, PageQuery, SessionRecord, SessionWrite, SqliteStore,
+    TurnRecord,
 };
 
 /// A store in its own temporary directory (kept alive by the returned guard).
@@ -57,5 +58,16 @@ pub fn page(after: Option<&str>, limit: u32, order: Order) -> PageQuery {
         after: after.map(str::to_owned),
         limit,
         order,
+    }
+}
+
+/// The deletion of a Session that ran on the deployment Runtimes, with no workspace.
+pub fn deletion(id: &str) -> DeletionRecord {
+    DeletionRecord {
+        session_id: id.to_owned(),
+        environment_id: None,
+        workspace_id: None,
+        workspace_runtime: None,
+        created_at: 7,
     }
 }

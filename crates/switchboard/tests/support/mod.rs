@@ -381,7 +381,8 @@ pub async fn start_limited_on(data_dir: &std::path::Path, mock: &Mock, extra: &[
     core
 }
 
-/// `serve` with no Runtime, a 1 s header and body timeout and `max` connections.
+/// `serve` with no Runtime, a 1 s header, keep-alive (unless `extra` sets it) and body
+/// timeout and `max` connections.
 pub async fn start_limited(
     data_dir: &std::path::Path,
     max: usize,
@@ -402,6 +403,9 @@ pub async fn start_limited(
         "--max-connections",
         &max,
     ];
+    if !extra.contains(&"--keep-alive-timeout") {
+        args.extend_from_slice(&["--keep-alive-timeout", "1"]);
+    }
     args.extend_from_slice(extra);
     let mut process = Process::spawn(&args, false);
     let line = process.line().await;

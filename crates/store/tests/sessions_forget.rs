@@ -1,0 +1,102 @@
+//! A deleted Session leaves nothing of its content in the database files: `secure_delete`
+//! overwrites its rows and the WAL is checkpointed and truncated after the delete. Only the
+//! deletion record (IDs) stays until the Runtime confirms.
+
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::Path;
+
+use support::{deletion, item, session_with, store};
+use switchboard_store::{CallRecord, EnvironmentRecord, IdempotencyRecord, SessionWrite, Store};
+
+const MARKER: &str = "zebra-quartz-4417-marker";
+
+/// How often `needle` occurs in the bytes of every file of `dir` (the db, `-wal`, `-shm`).
+fn hits(dir: &Path, needle: &str) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .map(|bytes| {
+            bytes
+                .windows(needle.len())
+                .filter(|w| *w == needle.as_bytes())
+                .count()
+        })
+        .sum()
+}
+
+fn with_marker(id: &str) -> SessionWrite {
+    let mut w = session_with(id, &format!("{id}_t"), &[]);
+    let mut s = w.session.take().unwrap();
+    s.doc = format!(r#"{{"id":"{id}","note":"{MARKER}"}}"#);
+    s.metadata = format!(r#"{{"k":"{MARKER}"}}"#);
+    w.session = Some(s);
+    w.turns[0].doc = format!(r#"{{"turn":"{MARKER}"}}"#);
+    let mut i = item(id, &format!("{id}_t"), &format!("{id}_i"));
+    i.doc = format!(r#"{{"text":"{}"}}"#, MARKER.repeat(400));
+    w.items = vec![i];
+    w.calls = vec![CallRecord {
+        session_id: id.into(),
+        call_id: "call_1".into(),
+        turn_id: format!("{id}_t"),
+        doc: format!(r#"{{"result":"{MARKER}"}}"#),
+    }];
+    w.idempotency = Some(IdempotencyRecord {
+        session_id: id.into(),
+        key: "key_1".into(),
+        fingerprint: "f".into(),
+        created_at: 1,
+    });
+    w.create_key = Some(IdempotencyRecord {
+        session_id: id.into(),
+        key: "create_1".into(),
+        fingerprint: "g".into(),
+        created_at: 1,
+    });
+    w
+}
+
+#[tokio::test]
+async fn a_deleted_session_leaves_no_content_in_the_db_wal_or_shm() {
+    let (dir, s) = store().await;
+    let id = "sess_forgetme01";
+    s.write_session(with_marker(id)).await.unwrap();
+    s.put_environment(&EnvironmentRecord {
+        id: "env_own01".into(),
+        created_at: 1,
+        kind: "openai_hosted".into(),
+        enrollment_digest: None,
+        credential_digest: None,
+        doc: format!(r#"{{"session_id":"{id}","name":"{MARKER}"}}"#),
+    })
+    .await
+    .unwrap();
+    s.write_session(session_with("sess_other", "t2", &["i2"]))
+        .await
+        .unwrap();
+    assert!(hits(dir.path(), MARKER) > 0, "the marker was written");
+
+    let mut d = deletion(id);
+    d.workspace_id = Some("env_own01".into());
+    assert!(s.delete_session(&d, Some("env_own01")).await.unwrap());
+    assert_eq!(hits(dir.path(), MARKER), 0);
+    assert_eq!(s.get_environment("env_own01").await.unwrap(), None);
+    // Until the Runtime confirms, the deletion record (IDs only) names it.
+    assert_eq!(s.pending_deletions().await.unwrap(), vec![d]);
+
+    s.finish_deletion(id).await.unwrap();
+    assert!(s.pending_deletions().await.unwrap().is_empty());
+    assert_eq!(hits(dir.path(), MARKER), 0);
+    assert_eq!(hits(dir.path(), id), 0, "the Session ID is gone too");
+    assert!(s.get_session("sess_other").await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn deleting_an_absent_session_records_nothing() {
+    let (_dir, s) = store().await;
+    assert!(!s.delete_session(&deletion("never"), None).await.unwrap());
+    assert!(s.pending_deletions().await.unwrap().is_empty());
+}
