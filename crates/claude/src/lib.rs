@@ -89,6 +89,8 @@ impl NativeHarness for ClaudeCode {
             web_search_control: true,
             execution_controls: true,
             structured_output: true,
+            // On workspaces too (`tests/workspace.rs::structured_output_runs_on_a_workspace`).
+            workspace_structured_output: true,
             tool_search: true,
             message_images: true,
             function_result_images: true,
