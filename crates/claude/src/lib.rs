@@ -34,6 +34,7 @@ pub mod executor;
 pub mod flags;
 pub mod functions;
 pub mod input;
+pub mod inventory;
 pub mod launch;
 pub mod layout;
 pub mod mcp;
