@@ -21,13 +21,14 @@ def switchboard_bin() -> str:
 
 
 class Server:
-    def __init__(self, tmp: pathlib.Path, *extra: str):
-        env = dict(os.environ, SWITCHBOARD_API_KEY=API_KEY)
+    def __init__(self, tmp: pathlib.Path, *extra: str, env=None, log=None):
+        """`env`: added to the environment; `log`: a file that receives serve's stderr (its log)."""
+        env = dict(os.environ, SWITCHBOARD_API_KEY=API_KEY, **(env or {}))
         self.data_dir = tmp / "data"
         self.proc = subprocess.Popen(
             [switchboard_bin(), "serve", "--listen", "127.0.0.1:0", "--data-dir", str(self.data_dir), *extra],
             stdout=subprocess.PIPE,
-            stderr=None,
+            stderr=log,
             env=env,
             text=True,
         )
@@ -134,7 +135,7 @@ class Engine:
     """A mock model plus a server whose deployment model providers (Responses and Anthropic) are
     that mock."""
 
-    def __init__(self, tmp: pathlib.Path, scenario=None, extra_serve=()):
+    def __init__(self, tmp: pathlib.Path, scenario=None, extra_serve=(), env=None, log=None):
         (tmp / "mock").mkdir(exist_ok=True)
         self.mock = MockModel(tmp / "mock", scenario)
         self.server = Server(
@@ -149,6 +150,8 @@ class Engine:
             "--anthropic-provider-key",
             "mock-key",
             *extra_serve,
+            env=env,
+            log=log,
         )
         wait_ready(self.server.base_url)
         self.client = OpenAI(base_url=self.server.base_url, api_key=API_KEY, max_retries=0)
@@ -167,10 +170,10 @@ def start_engine(tmp_path):
     """Starts an Engine with an optional mock scenario (see docs/mock-model.md)."""
     started = []
 
-    def start(scenario=None, extra_serve=()):
+    def start(scenario=None, extra_serve=(), env=None, log=None):
         directory = tmp_path / f"engine{len(started)}"
         directory.mkdir()
-        engine = Engine(directory, scenario, extra_serve)
+        engine = Engine(directory, scenario, extra_serve, env, log)
         started.append(engine)
         return engine
 

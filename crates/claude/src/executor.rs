@@ -19,7 +19,9 @@ use switchboard_protocol::{
 };
 use tokio::sync::mpsc;
 
+use crate::flags::ToolProfile;
 use crate::input::user_content;
+use crate::inventory::Inventory;
 use crate::launch::launch;
 use crate::layout::StateLayout;
 use crate::mcp::McpPlan;
@@ -35,6 +37,8 @@ struct Inner {
     placement: Option<ProcessPlacement>,
     /// The Session's MCP servers as the inventory at preparation left them.
     mcp: Arc<McpPlan>,
+    /// The built-in tools every native turn must report at its `init`.
+    inventory: Arc<Inventory>,
     session_id: String,
     turn_deadline: Duration,
     slot: ProcessSlot<Connection, Inbound>,
@@ -52,10 +56,15 @@ impl ClaudeExecutor {
         let session_id = session_id(&layout)
             .map_err(|e| AdapterError::Launch(format!("cannot record the session id: {e}")))?;
         let mcp = Arc::new(McpPlan::prepare(&launch.configuration).await?);
+        let inventory = Arc::new(Inventory::of(
+            &launch.configuration,
+            ToolProfile::at(launch.placement.as_ref()),
+        ));
         let inner = Arc::new(Inner {
             binary: launch.binary,
             layout,
             mcp,
+            inventory,
             config: launch.configuration,
             placement: launch.placement,
             session_id,
@@ -137,6 +146,7 @@ impl SessionExecutor for ClaudeExecutor {
                 input_uuid,
                 structured: inner.config.execution_controls.output_format.is_some(),
                 mcp_names: Arc::new(inner.mcp.names.clone()),
+                inventory: inner.inventory.clone(),
                 deadline: inner.turn_deadline,
             })
         }))

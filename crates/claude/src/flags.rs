@@ -90,6 +90,16 @@ pub enum ToolProfile {
     Workspace,
 }
 
+impl ToolProfile {
+    /// The profile of a Session run at `placement` (`None`: `environment: none`).
+    pub fn at(placement: Option<&switchboard_protocol::ProcessPlacement>) -> ToolProfile {
+        match placement {
+            Some(_) => ToolProfile::Workspace,
+            None => ToolProfile::None,
+        }
+    }
+}
+
 /// The command line after the binary.
 pub fn arguments(
     config: &SessionConfiguration,

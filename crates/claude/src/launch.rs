@@ -49,10 +49,7 @@ pub async fn launch(
     mcp: &McpPlan,
     session: NativeSession<'_>,
 ) -> Result<ClaudeProcess, LaunchError> {
-    let profile = match placement {
-        Some(_) => ToolProfile::Workspace,
-        None => ToolProfile::None,
-    };
+    let profile = ToolProfile::at(placement);
     layout.create().map_err(SpawnError::from)?;
     if let Some(instructions) = &config.instructions {
         layout

@@ -34,6 +34,7 @@ pub mod executor;
 pub mod flags;
 pub mod functions;
 pub mod input;
+pub mod inventory;
 pub mod launch;
 pub mod layout;
 pub mod mcp;
@@ -89,6 +90,8 @@ impl NativeHarness for ClaudeCode {
             web_search_control: true,
             execution_controls: true,
             structured_output: true,
+            // On workspaces too (`tests/workspace.rs::structured_output_runs_on_a_workspace`).
+            workspace_structured_output: true,
             tool_search: true,
             message_images: true,
             function_result_images: true,

@@ -39,6 +39,7 @@ use crate::commands::Commands;
 use crate::events::{Messages, add_usage, is_root_live, result_error, result_usage};
 use crate::functions::call_result;
 use crate::input::user_content;
+use crate::inventory::Inventory;
 use crate::launch::CONTROL_TIMEOUT;
 use crate::mcp::McpCalls;
 use crate::native_result::ExpectedRecord;
@@ -71,6 +72,7 @@ pub struct TurnSetup {
     pub structured: bool,
     /// Native names of the Session's MCP tools ([`crate::mcp::McpPlan::names`]).
     pub mcp_names: Arc<HashMap<String, (String, String)>>,
+    pub inventory: Arc<Inventory>,
     pub deadline: Duration,
 }
 
@@ -89,6 +91,8 @@ pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
         native_running: false,
         usage: None,
         stop: StopRequests::default(),
+        inventory: setup.inventory,
+        inventory_error: None,
     };
     let commands = turn::spawn(driver, setup.io, setup.deadline);
     Arc::new(ClaudeTurnControl {
@@ -113,6 +117,9 @@ struct Driver {
     native_running: bool,
     usage: Option<Usage>,
     stop: StopRequests,
+    inventory: Arc<Inventory>,
+    /// The inventory check failed: the native turn is interrupted and the Turn fails with this.
+    inventory_error: Option<String>,
 }
 
 impl TurnDriver for Driver {
@@ -241,6 +248,16 @@ impl TurnDriver for Driver {
     fn settle(&mut self, ending: Ending) -> Vec<AdapterEvent> {
         let mut out = self.calls.finish_events();
         let usage = self.usage;
+        if let Some(message) = self.inventory_error.take() {
+            self.messages.abandon(&mut out);
+            out.push(AdapterEvent::Failed {
+                code: "server_error".into(),
+                message,
+                http_status: None,
+                usage,
+            });
+            return out;
+        }
         let result = match ending {
             Ending::Result(result) => result,
             Ending::InputCancelled => {
@@ -371,7 +388,15 @@ impl Driver {
                     Some("init" | "status")
                 ) =>
             {
-                self.native_running = true
+                self.native_running = true;
+                if message.get("subtype").and_then(Value::as_str) == Some("init")
+                    && self.inventory_error.is_none()
+                    && let Err(error) = self.inventory.check(&message)
+                {
+                    tracing::warn!(%error, "claude's tool inventory differs; the Turn fails");
+                    self.inventory_error = Some(error);
+                    self.interrupt();
+                }
             }
             Some("command_lifecycle") => {
                 let uuid = message.get("command_uuid").and_then(Value::as_str)?;

@@ -16,6 +16,7 @@
 //!
 //! `web_search: disabled` also removes `WebSearch` and `WebFetch`; `live` and an omitted control
 //! keep both. Names were read from the tools claude 2.1.332 offers the model with `--tools=default`.
+//! What remains is [`crate::inventory::WORKSPACE_TOOLS`], checked at every native turn's `init`.
 //!
 //! Unattended, a permission ask for a kept tool is allowed ([`PermissionPolicy`]): the workspace
 //! (or its sandbox) is the boundary, and nobody could answer the ask.

@@ -122,3 +122,55 @@ async fn a_failing_command_is_reported_failed_with_its_exit_code() {
     failing_command_turn(executor.as_ref()).await;
     model.shutdown().await;
 }
+
+/// Structured output on a workspace placement (what `workspace_structured_output` advertises):
+/// the workspace tool set runs beside claude's native StructuredOutput tool, and the answer is
+/// the native result text as the final answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_output_runs_on_a_workspace() {
+    let Some(binary) = claude_binary("structured_output_runs_on_a_workspace") else {
+        return;
+    };
+    let answer = r#"{"answer":"in the workspace"}"#;
+    let mut reply = switchboard_mock_model::Reply::text("Answering.");
+    reply.tool_calls = vec![
+        switchboard_mock_model::ToolCall::new(
+            "StructuredOutput",
+            serde_json::from_str(answer).unwrap(),
+        )
+        .id("toolu_ws_answer"),
+    ];
+    let model = mock_model(Some(switchboard_mock_model::Scenario::new(vec![
+        on_request(1, reply),
+    ])))
+    .await;
+    let workspace = workspace_dir("claude");
+    let state = state_dir("claude");
+    let schema = serde_json::json!({"type": "object",
+        "properties": {"answer": {"type": "string"}}, "required": ["answer"]});
+    let config = configuration(&model.base_url(), vec![], output_schema(schema));
+    let placement = self_hosted(workspace.path());
+    let executor = prepare_placed(&adapter(binary), config, state.path(), Some(placement)).await;
+    let mut turn = start_user_turn(executor.as_ref(), 1, "Answer in structure").await;
+    let events = until_terminal(&mut turn).await;
+    assert_completed(&events);
+    let finals: Vec<_> = completed_messages(&events)
+        .into_iter()
+        .filter(|(_, phase, _)| *phase == switchboard_protocol::messages::MessagePhase::FinalAnswer)
+        .collect();
+    assert_eq!(
+        finals,
+        vec![(
+            "toolu_ws_answer".to_owned(),
+            switchboard_protocol::messages::MessagePhase::FinalAnswer,
+            answer.to_owned()
+        )]
+    );
+    drop(executor);
+    let requests = model_requests(&model.journal());
+    model.shutdown().await;
+    let tools = offered_tools(&requests[0]);
+    for tool in ["StructuredOutput", "Bash", "Read"] {
+        assert!(tools.iter().any(|t| t == tool), "{tool} in {tools:?}");
+    }
+}

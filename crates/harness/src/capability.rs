@@ -39,10 +39,11 @@ pub enum Capability {
     McpHttpRequired,
     McpHttpBearerAuth,
     ManagedWorkspace,
+    WorkspaceStructuredOutput,
 }
 
 impl Capability {
-    pub const ALL: [Capability; 31] = [
+    pub const ALL: [Capability; 32] = [
         Capability::SubagentObservations,
         Capability::Streaming,
         Capability::Permissions,
@@ -74,6 +75,7 @@ impl Capability {
         Capability::McpHttpRequired,
         Capability::McpHttpBearerAuth,
         Capability::ManagedWorkspace,
+        Capability::WorkspaceStructuredOutput,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -109,6 +111,7 @@ impl Capability {
             Capability::McpHttpRequired => "mcp_http_required",
             Capability::McpHttpBearerAuth => "mcp_http_bearer_auth",
             Capability::ManagedWorkspace => "managed_workspace",
+            Capability::WorkspaceStructuredOutput => "workspace_structured_output",
         }
     }
 

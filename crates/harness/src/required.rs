@@ -49,6 +49,10 @@ pub fn required_capabilities(snapshot: &SessionSnapshot) -> Vec<Capability> {
     }
     if matches!(snapshot.text.format, TextFormat::JsonSchema { .. }) {
         required.extend([StructuredOutput, MessageItems]);
+        let declared = crate::declaration(snapshot.harness);
+        if snapshot.placement.is_workspace() && declared.structured_output.workspace_capability {
+            required.push(WorkspaceStructuredOutput);
+        }
     }
     for (_, server) in snapshot.mcp_servers() {
         // mcp_http_tools covers every public MCP server, stdio included.

@@ -171,5 +171,44 @@ fn capability_names_are_the_wire_names() {
         Some(DurableInputReceipts)
     );
     assert_eq!(ManagedWorkspace.as_str(), "managed_workspace");
-    assert_eq!(Capability::ALL.len(), 31);
+    assert_eq!(
+        WorkspaceStructuredOutput.as_str(),
+        "workspace_structured_output"
+    );
+    assert_eq!(Capability::ALL.len(), 32);
+}
+
+/// Structured output on a workspace placement: Claude also needs `workspace_structured_output`
+/// (its declaration says so), Codex does not; on `none` neither does.
+#[test]
+fn claude_structured_output_on_a_workspace_needs_workspace_structured_output() {
+    let json_schema = |s: &mut SessionSnapshot| {
+        s.text.format = TextFormat::JsonSchema {
+            schema: json!({"type": "object"}),
+        }
+    };
+    for (harness, placement, needed) in [
+        (HarnessId::ClaudeCode, self_hosted(), true),
+        (HarnessId::ClaudeCode, Placement::OpenaiHosted, true),
+        (HarnessId::ClaudeCode, Placement::None, false),
+        (HarnessId::Codex, self_hosted(), false),
+        (HarnessId::Codex, Placement::OpenaiHosted, false),
+    ] {
+        let mut s = snapshot(harness);
+        s.placement = placement.clone();
+        json_schema(&mut s);
+        let required = required_capabilities(&s);
+        assert!(
+            required.contains(&StructuredOutput),
+            "{harness:?} {placement:?}"
+        );
+        assert_eq!(
+            required.contains(&WorkspaceStructuredOutput),
+            needed,
+            "{harness:?} {placement:?}"
+        );
+        // Without structured output, never.
+        s.text.format = TextFormat::Text;
+        assert!(!required_capabilities(&s).contains(&WorkspaceStructuredOutput));
+    }
 }

@@ -177,4 +177,7 @@ pub struct Capabilities {
     pub mcp_http_bearer_auth: bool,
     /// The Runtime can create managed workspaces isolated by bubblewrap (`openai_hosted`).
     pub managed_workspace: bool,
+    /// Structured output also runs on a workspace placement (Claude's bridge feature of that
+    /// name; core-contracts §4: a workspace Runtime needs it beside `structured_output`).
+    pub workspace_structured_output: bool,
 }

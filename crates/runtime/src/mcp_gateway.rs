@@ -4,8 +4,9 @@
 //! given the gateway's URL for each server (`http://127.0.0.1:<port>/<secret>/<index>`, bound
 //! to loopback, the path secret random per Session so no other local client can borrow a
 //! bearer), and the gateway forwards each streamable-HTTP exchange unchanged to the declared
-//! `server_url`: the method, the body, the query and every end-to-end header, after it sets
-//! the declared headers and, for a server with a Vault credential, `Authorization: Bearer …`.
+//! `server_url` (HTTP or HTTPS, see [`upstream_client`]): the method, the body, the query and
+//! every end-to-end header, after it sets the declared headers and, for a server with a Vault
+//! credential, `Authorization: Bearer …`.
 //! The response comes back as it arrives (an SSE stream stays a stream). An anonymous server
 //! gets the harness's own `Authorization` unchanged (Claude Code's blank one included).
 
@@ -67,12 +68,7 @@ impl McpGateway {
             .map(Upstream::new)
             .collect::<Result<Vec<_>, _>>()?;
         let secret = path_secret();
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .connect_timeout(Duration::from_secs(10))
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| GatewayError::Listen(std::io::Error::other(e)))?;
+        let client = upstream_client()?;
         let state = Arc::new(Shared {
             secret: secret.clone(),
             upstreams,
@@ -98,6 +94,26 @@ impl McpGateway {
     }
 }
 
+/// The client the gateway forwards with. HTTPS servers are verified against the system's trust
+/// store (rustls-platform-verifier; on Linux rustls-native-certs, so `SSL_CERT_FILE` and
+/// `SSL_CERT_DIR` name a private CA). A machine with no CA certificate at all still reaches
+/// `http://` servers: the client then trusts no one, and every HTTPS server fails verification.
+fn upstream_client() -> Result<reqwest::Client, GatewayError> {
+    let builder = || {
+        reqwest::Client::builder()
+            .no_proxy()
+            .connect_timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::none())
+    };
+    builder()
+        .build()
+        .or_else(|error| {
+            tracing::warn!(%error, "no CA certificate could be loaded: HTTPS MCP servers will fail");
+            builder().tls_certs_only([]).build()
+        })
+        .map_err(|e| GatewayError::Listen(std::io::Error::other(e)))
+}
+
 struct Shared {
     secret: String,
     upstreams: Vec<Upstream>,
@@ -119,9 +135,8 @@ impl Upstream {
         };
         let url = reqwest::Url::parse(&server.server_url)
             .map_err(|e| invalid(format!("server_url is not a URL: {e}")))?;
-        if url.scheme() != "http" {
-            // This build has no TLS client; an HTTPS server fails here, before any harness
-            // starts, rather than as a native connection error.
+        if !matches!(url.scheme(), "http" | "https") {
+            // Fails here, before any harness starts, rather than as a native connection error.
             return Err(invalid(format!(
                 "the {} scheme is not supported by this Runtime's gateway",
                 url.scheme()

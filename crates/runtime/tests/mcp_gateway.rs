@@ -101,13 +101,16 @@ async fn the_gateway_forwards_an_anonymous_request_unchanged_and_refuses_other_p
 }
 
 #[tokio::test]
-async fn an_https_server_fails_the_preparation_before_any_harness_starts() {
+async fn a_server_that_is_not_http_fails_the_preparation_before_any_harness_starts() {
     let error = McpGateway::start(config(vec![server(
         "lab",
-        "https://mcp.example.com/mcp",
+        "ftp://mcp.example.com/mcp",
         None,
     )]))
     .await
     .unwrap_err();
-    assert!(error.to_string().contains("MCP server lab"), "{error}");
+    assert_eq!(
+        error.to_string(),
+        "MCP server lab: the ftp scheme is not supported by this Runtime's gateway"
+    );
 }

@@ -169,6 +169,9 @@ pub struct StructuredOutput {
     pub binary64_output_schema: bool,
     /// Which numbers the schema may contain (checked beside the binary64 rule).
     pub schema_numbers: SchemaNumbers,
+    /// On a workspace placement the Runtime must also advertise `workspace_structured_output`
+    /// (Claude: the bridge reports structured output per placement).
+    pub workspace_capability: bool,
 }
 
 /// What a caller's message may contain.

@@ -48,6 +48,7 @@ pub static CLAUDE_CODE: Declaration = Declaration {
         json_schema: true,
         binary64_output_schema: true,
         schema_numbers: SchemaNumbers::Any,
+        workspace_capability: true,
     },
     // ENABLE_TOOL_SEARCH=true with anthropic/alwaysLoad per definition.
     tool_search: true,
@@ -137,6 +138,7 @@ pub static CLAUDE_CODE: Declaration = Declaration {
         C::WebSearchControl,
         C::ExecutionControls,
         C::StructuredOutput,
+        C::WorkspaceStructuredOutput,
         C::ToolSearch,
         C::MessageImages,
         C::FunctionResultImages,

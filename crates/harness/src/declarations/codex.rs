@@ -46,6 +46,7 @@ pub static CODEX: Declaration = Declaration {
         binary64_output_schema: false,
         // `turn/start` reads `outputSchema` as it reads dynamic tool schemas.
         schema_numbers: SchemaNumbers::No128BitIntegers,
+        workspace_capability: false,
     },
     // Off: deferred functions do not work on codex 0.171.0 as the adapter drives it (checked
     // against the real binary). `thread/start` refuses a top-level dynamic tool with

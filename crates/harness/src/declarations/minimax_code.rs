@@ -55,6 +55,7 @@ pub static MINIMAX_CODE: Declaration = Declaration {
         json_schema: false,
         binary64_output_schema: false,
         schema_numbers: SchemaNumbers::Any,
+        workspace_capability: false,
     },
     tool_search: false,
     message_input: MessageInput {

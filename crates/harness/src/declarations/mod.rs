@@ -55,6 +55,10 @@ mod tests {
                 Capability::StructuredOutput,
                 d.structured_output.json_schema,
             ),
+            (
+                Capability::WorkspaceStructuredOutput,
+                d.structured_output.json_schema && d.structured_output.workspace_capability,
+            ),
             (Capability::ToolSearch, d.tool_search),
             (Capability::MessageImages, d.message_input.images),
             (Capability::McpHttpTools, !d.mcp.transports.is_empty()),

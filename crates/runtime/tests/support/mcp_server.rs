@@ -25,6 +25,8 @@ pub struct Recorded {
 
 pub struct McpServer {
     pub addr: SocketAddr,
+    /// `http`, or `https` for a server on TLS.
+    scheme: &'static str,
     log: Arc<Mutex<Vec<Recorded>>>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -46,19 +48,43 @@ impl McpServer {
     /// A server on `addr` (a restart of a stopped server keeps its URL).
     pub async fn start_on(addr: SocketAddr) -> McpServer {
         let log = Arc::new(Mutex::new(Vec::new()));
-        let app = Router::new()
-            .route("/mcp", post(rpc).get(other).delete(other))
-            .with_state(log.clone());
         let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
         let addr = listener.local_addr().unwrap();
+        let app = app(log.clone());
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app).await;
         });
-        McpServer { addr, log, task }
+        McpServer {
+            addr,
+            scheme: "http",
+            log,
+            task,
+        }
+    }
+
+    /// The same server over TLS with `tls`'s certificate (for `localhost`).
+    pub async fn start_https(tls: Arc<tokio_rustls::rustls::ServerConfig>) -> McpServer {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let listener = super::tls::TlsListener::bind("127.0.0.1:0".parse().unwrap(), tls).await;
+        let addr = axum::serve::Listener::local_addr(&listener).unwrap();
+        let app = app(log.clone());
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        McpServer {
+            addr,
+            scheme: "https",
+            log,
+            task,
+        }
     }
 
     pub fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
+        match self.scheme {
+            // The certificate names `localhost`, as a real server's names its host.
+            "https" => format!("https://localhost:{}/mcp", self.addr.port()),
+            _ => format!("http://{}/mcp", self.addr),
+        }
     }
 
     pub fn requests(&self) -> Vec<Recorded> {
@@ -72,6 +98,12 @@ impl McpServer {
             .filter(|r| r.rpc_method == "tools/call")
             .collect()
     }
+}
+
+fn app(log: Arc<Mutex<Vec<Recorded>>>) -> Router {
+    Router::new()
+        .route("/mcp", post(rpc).get(other).delete(other))
+        .with_state(log)
 }
 
 async fn other(

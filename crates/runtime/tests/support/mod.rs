@@ -6,6 +6,7 @@
 pub mod fake_core;
 pub mod mcp;
 pub mod mcp_server;
+pub mod tls;
 pub mod workspace;
 // The same scripted provider the codex adapter's tests use: one copy, shared by path.
 #[path = "../../../codex/tests/support/fake_responses.rs"]
