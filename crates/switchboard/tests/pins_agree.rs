@@ -68,6 +68,23 @@ fn every_reader_of_the_pins_agrees() {
             (package, version, native, dir)
         );
     }
+    // The ACP stand-ins the ACP adapter's tests run in place of MiniMax Code.
+    for (dir, package, version, native) in [
+        (
+            "codex-acp",
+            switchboard_pins::CODEX_ACP_PACKAGE,
+            switchboard_pins::CODEX_ACP_VERSION,
+            switchboard_pins::CODEX_ACP_NATIVE,
+        ),
+        (
+            "claude-agent-acp",
+            switchboard_pins::CLAUDE_AGENT_ACP_PACKAGE,
+            switchboard_pins::CLAUDE_AGENT_ACP_VERSION,
+            switchboard_pins::CLAUDE_AGENT_ACP_NATIVE,
+        ),
+    ] {
+        expected.push_str(&format!("{dir} {package} {version} {native}\n"));
+    }
     assert_eq!(script, expected);
 
     let minimax = switchboard_harness::declaration(HarnessId::MinimaxCode).native;
