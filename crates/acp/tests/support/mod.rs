@@ -63,3 +63,16 @@ pub async fn prepare(
         AcpAdapter::new(profile, Some(binary)).with_turn_deadline(Duration::from_secs(45));
     prepare_fresh(&adapter, config, "acp").await
 }
+
+/// Runs root Turn `n`, answering every call with `weather #n` (confirmed); the final answer
+/// carries that result (codex-acp hands the model an MCP result with its wall time around it).
+pub async fn weather_turn_acp(executor: &dyn SessionExecutor, n: u32, text: &str) {
+    let mut turn = executor.start_turn(user_turn(n, text)).await.unwrap();
+    let result = format!("weather #{n}");
+    let events = until_terminal_answering(&mut turn, |_, _| text_result(&result)).await;
+    let answer = final_answer(&events).unwrap_or_default();
+    assert!(
+        answer.starts_with("FINAL: ") && answer.contains(&result),
+        "{events:?}"
+    );
+}
