@@ -76,3 +76,22 @@ pub async fn weather_turn_acp(executor: &dyn SessionExecutor, n: u32, text: &str
         "{events:?}"
     );
 }
+
+/// A launcher standing in for `mcode` (`fixtures/mcode_standin.py`) in `dir`, running the
+/// codex-acp at `codex_acp` on the `config.yaml` the `minimax_code` profile writes.
+pub fn standin_mcode(dir: &std::path::Path, codex_acp: &std::path::Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let script = repo_root().join("crates/acp/tests/fixtures/mcode_standin.py");
+    let launcher = dir.join("mcode");
+    std::fs::write(
+        &launcher,
+        format!(
+            "#!/bin/sh\nexec python3 '{}' --codex-acp '{}' \"$@\"\n",
+            script.display(),
+            codex_acp.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
+    launcher
+}
