@@ -100,9 +100,18 @@ pub const CODEX_ACP: Profile = Profile {
 /// the execution controls the declaration admits (web search disabled, PTC off). Steering is
 /// advertised by the declaration but runs only on a profile with a steer method
 /// ([`Profile::capabilities_for`]).
+///
+/// Every Session needs the Turn contract of the adapter kit (one terminal event, receipts only
+/// on the agent's own record: `durable_turns`, `durable_input_receipts`), `tool_observations`
+/// (the agent's native tools are refused at its permission request, so there is nothing
+/// unobserved) and `subagent_control` (no Subagent is ever enabled).
 fn capabilities() -> Capabilities {
     Capabilities {
         streaming: true,
+        durable_turns: true,
+        durable_input_receipts: true,
+        tool_observations: true,
+        subagent_control: true,
         message_items: true,
         environment_none: true,
         preparation: true,

@@ -93,14 +93,16 @@ fn every_reader_of_the_pins_agrees() {
         (
             switchboard_pins::MINIMAX_CODE_PACKAGE,
             switchboard_pins::MINIMAX_CODE_VERSION,
-            false
+            true
         )
     );
-    // Exactly the harnesses with an adapter are installable.
+    // Exactly the harnesses with an adapter are installable, except MiniMax Code, which the
+    // registry this machine reaches does not carry (its adapter finds an installed `mcode`).
     let installable: Vec<_> = install::ALL.iter().map(|r| r.name).collect();
     let with_adapter: Vec<_> = HarnessId::ALL
         .iter()
         .filter(|h| switchboard_harness::declaration(**h).native.adapter)
+        .filter(|h| **h != HarnessId::MinimaxCode)
         .map(|h| h.as_str())
         .collect();
     assert_eq!(installable, with_adapter);
