@@ -22,6 +22,8 @@ source "$ROOT/crates/pins/pins.env"
 if [[ "${1:-}" == "--print-pins" ]]; then
   echo "codex $CODEX_PACKAGE $CODEX_VERSION $CODEX_NATIVE"
   echo "claude-code $CLAUDE_CODE_PACKAGE $CLAUDE_CODE_VERSION $CLAUDE_CODE_NATIVE"
+  echo "codex-acp $CODEX_ACP_PACKAGE $CODEX_ACP_VERSION $CODEX_ACP_NATIVE"
+  echo "claude-agent-acp $CLAUDE_AGENT_ACP_PACKAGE $CLAUDE_AGENT_ACP_VERSION $CLAUDE_AGENT_ACP_NATIVE"
   exit 0
 fi
 
@@ -57,3 +59,9 @@ install_one codex "$CODEX_PACKAGE" "$CODEX_VERSION" "$CODEX_NATIVE"
 # --- Claude Code (used by crates/claude) ------------------------------------------------------
 # The native binary is exec'd directly; the postinstall hard link (.bin/claude) is not needed.
 install_one claude-code "$CLAUDE_CODE_PACKAGE" "$CLAUDE_CODE_VERSION" "$CLAUDE_CODE_NATIVE"
+
+# --- The ACP stand-ins (used by crates/acp's tests in place of MiniMax Code) -----------------
+# MiniMax Code itself (`@minimax-ai/code`) is not in the registry this project reaches (404).
+install_one codex-acp "$CODEX_ACP_PACKAGE" "$CODEX_ACP_VERSION" "$CODEX_ACP_NATIVE"
+# A Node program (node >= 22: the Node of scripts/install-node.sh runs it); its entry is a script.
+install_one claude-agent-acp "$CLAUDE_AGENT_ACP_PACKAGE" "$CLAUDE_AGENT_ACP_VERSION" "$CLAUDE_AGENT_ACP_NATIVE"

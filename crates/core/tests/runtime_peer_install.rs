@@ -124,7 +124,7 @@ async fn a_failed_install_fails_the_queued_turn_and_refuses_new_sessions() {
 }
 
 #[tokio::test]
-async fn a_harness_without_an_adapter_says_so_instead_of_an_install_command() {
+async fn minimax_code_without_a_runtime_that_runs_it_names_the_install_command() {
     let peer = Peer::start().await;
     let (status, body) = peer
         .request(
@@ -147,7 +147,8 @@ async fn a_harness_without_an_adapter_says_so_instead_of_an_install_command() {
     assert_eq!(status, 400, "{body}");
     assert_eq!(
         body["error"]["message"],
-        "No Runtime can run the minimax_code harness: it has no adapter in this build."
+        // The install command explains how to point a Runtime at an installed `mcode`.
+        "No connected Runtime can run the minimax_code harness right now. Install it on a Runtime (`switchboard harness install minimax_code`) and try again."
     );
     assert_eq!(
         body["error"]["code"],

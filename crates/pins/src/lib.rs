@@ -18,6 +18,14 @@ pub const CLAUDE_CODE_NATIVE: &str = lookup(PINS_ENV, "CLAUDE_CODE_NATIVE");
 pub const MINIMAX_CODE_PACKAGE: &str = lookup(PINS_ENV, "MINIMAX_CODE_PACKAGE");
 pub const MINIMAX_CODE_VERSION: &str = lookup(PINS_ENV, "MINIMAX_CODE_VERSION");
 
+pub const CODEX_ACP_PACKAGE: &str = lookup(PINS_ENV, "CODEX_ACP_PACKAGE");
+pub const CODEX_ACP_VERSION: &str = lookup(PINS_ENV, "CODEX_ACP_VERSION");
+pub const CODEX_ACP_NATIVE: &str = lookup(PINS_ENV, "CODEX_ACP_NATIVE");
+
+pub const CLAUDE_AGENT_ACP_PACKAGE: &str = lookup(PINS_ENV, "CLAUDE_AGENT_ACP_PACKAGE");
+pub const CLAUDE_AGENT_ACP_VERSION: &str = lookup(PINS_ENV, "CLAUDE_AGENT_ACP_VERSION");
+pub const CLAUDE_AGENT_ACP_NATIVE: &str = lookup(PINS_ENV, "CLAUDE_AGENT_ACP_NATIVE");
+
 /// The value of `key` in `KEY=value` lines; panics (at compile time, in a const) when absent.
 pub const fn lookup(file: &'static str, key: &str) -> &'static str {
     let bytes = file.as_bytes();

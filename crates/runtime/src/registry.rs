@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use switchboard_acp::{AcpAdapter, MINIMAX_CODE};
 use switchboard_claude::ClaudeAdapter;
 use switchboard_codex::CodexAdapter;
 use switchboard_protocol::configuration::HarnessId;
@@ -39,6 +40,13 @@ struct Entry {
     implemented: Capabilities,
 }
 
+/// An adapter that finds and probes its own executable (it has no npm install row: MiniMax
+/// Code is not in the registry this machine reaches).
+struct SelfLocated {
+    adapter: Arc<dyn Adapter>,
+    implemented: Capabilities,
+}
+
 /// An install this Runtime started (a harness it never tried to install has none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Install {
@@ -50,6 +58,7 @@ enum Install {
 pub struct Registry {
     locator: Locator,
     entries: Vec<Entry>,
+    self_located: Vec<SelfLocated>,
     installs: Mutex<HashMap<HarnessId, Install>>,
     /// Bumped when an install ends, so every frame loop sends a fresh heartbeat at once.
     changed: watch::Sender<u64>,
@@ -64,6 +73,7 @@ impl Registry {
         Registry {
             locator,
             entries: Vec::new(),
+            self_located: Vec::new(),
             installs: Mutex::new(HashMap::new()),
             changed: watch::Sender::new(0),
             bwrap: Bwrap::probe(),
@@ -130,6 +140,7 @@ impl Registry {
                 implemented: ClaudeAdapter::capabilities(),
             },
         ];
+        registry.self_located = vec![minimax_code()];
         registry
     }
 
@@ -158,6 +169,12 @@ impl Registry {
             .iter()
             .find(|e| e.install.harness == harness)
             .map(|e| e.adapter.clone())
+            .or_else(|| {
+                self.self_located
+                    .iter()
+                    .find(|e| e.adapter.harness() == harness)
+                    .map(|e| e.adapter.clone())
+            })
     }
 
     pub fn locator(&self) -> &Locator {
@@ -194,6 +211,9 @@ impl Registry {
                 );
             }
             out.push(ad);
+        }
+        for entry in &self.self_located {
+            out.push(self_advertisement(entry).await);
         }
         out
     }
@@ -268,4 +288,23 @@ impl Registry {
             supported_harnesses: self.advertisements().await,
         }
     }
+}
+
+/// MiniMax Code on the ACP adapter, at `SWITCHBOARD_MINIMAX_CODE_BIN` or `mcode` on `PATH`
+/// (none: advertised unavailable with the reason). Only `environment: none` is advertised: the
+/// `functions` server is on the Runtime's loopback, which a managed sandbox may not reach, and
+/// workspaces were not qualified on the stand-ins yet.
+fn minimax_code() -> SelfLocated {
+    let binary = MINIMAX_CODE.locate(Path::new(""));
+    SelfLocated {
+        adapter: Arc::new(AcpAdapter::new(MINIMAX_CODE, binary)),
+        implemented: MINIMAX_CODE.advertised(),
+    }
+}
+
+/// A self-located adapter's own advertisement, narrowed to its declaration.
+async fn self_advertisement(entry: &SelfLocated) -> HarnessAdvertisement {
+    let mut ad = entry.adapter.advertise().await;
+    ad.capabilities = capabilities(ad.harness, entry.implemented);
+    ad
 }

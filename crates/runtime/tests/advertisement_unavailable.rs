@@ -38,8 +38,12 @@ async fn unavailable_when_missing_or_mismatched_available_when_pinned() {
     )));
     let heartbeat = Registry::standard(locator).heartbeat().await;
     let codex = &heartbeat.supported_harnesses[0];
-    // Every registered adapter is advertised: codex, then claude_code.
-    assert_eq!(heartbeat.supported_harnesses.len(), 2);
+    // Every registered adapter is advertised: codex, claude_code, then minimax_code (no
+    // `mcode` here: unavailable, with the reason).
+    assert_eq!(heartbeat.supported_harnesses.len(), 3);
+    let minimax = &heartbeat.supported_harnesses[2];
+    assert_eq!(minimax.harness, HarnessId::MinimaxCode);
+    assert!(!minimax.available);
     assert_eq!(codex.harness, HarnessId::Codex);
     assert_eq!(
         heartbeat.supported_harnesses[1].harness,

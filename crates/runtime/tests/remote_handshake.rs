@@ -47,7 +47,11 @@ async fn handshake_heartbeat_and_frames_over_websocket() {
     let RuntimeToCore::Heartbeat(beat) = beat.message else {
         panic!("{beat:?}")
     };
-    assert_eq!(beat.supported_harnesses.len(), 2, "codex and claude_code");
+    assert_eq!(
+        beat.supported_harnesses.len(),
+        3,
+        "codex, claude_code and minimax_code"
+    );
     assert!(!beat.supported_harnesses[0].available);
 
     // The shared frame loop answers.

@@ -19,8 +19,13 @@ async fn managed_workspace_is_advertised_only_with_a_working_bwrap() {
     for (bwrap, managed) in [(Some(with), true), (None::<Bwrap>, false)] {
         let registry = Registry::standard(Locator::new(data.path())).with_bwrap(bwrap);
         let heartbeat = registry.heartbeat().await;
-        assert_eq!(heartbeat.supported_harnesses.len(), 2);
-        for ad in &heartbeat.supported_harnesses {
+        assert_eq!(heartbeat.supported_harnesses.len(), 3);
+        // minimax_code (the ACP adapter) advertises `environment: none` only.
+        let placed = heartbeat
+            .supported_harnesses
+            .iter()
+            .filter(|ad| ad.harness != switchboard_protocol::configuration::HarnessId::MinimaxCode);
+        for ad in placed {
             let caps = &ad.capabilities;
             assert_eq!(caps.managed_workspace, managed, "{:?}", ad.harness);
             assert!(caps.local_environment, "{:?}", ad.harness);

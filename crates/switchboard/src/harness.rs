@@ -51,6 +51,7 @@ pub fn parse_harness(name: &str) -> Result<&'static HarnessInstall, String> {
         return Ok(row);
     }
     match HarnessId::parse(name) {
+        Some(HarnessId::MinimaxCode) => Err(minimax_code_not_installable()),
         Some(h) if !switchboard_harness::declaration(h).native.adapter => Err(format!(
             "the {name} harness has no adapter in this build, so it cannot be installed or run"
         )),
@@ -59,6 +60,19 @@ pub fn parse_harness(name: &str) -> Result<&'static HarnessInstall, String> {
             Err(format!("unknown harness '{name}' ({})", names.join(", ")))
         }
     }
+}
+
+/// MiniMax Code runs (the ACP adapter's `minimax_code` profile) but cannot be installed from the
+/// registry this machine reaches: say so, and how to use an installed `mcode`.
+fn minimax_code_not_installable() -> String {
+    let native = switchboard_harness::declaration(HarnessId::MinimaxCode).native;
+    format!(
+        "the minimax_code harness cannot be installed from here: the npm registry this machine \
+         reaches answers 404 for {}@{}. Install MiniMax Code {} yourself, then set \
+         SWITCHBOARD_MINIMAX_CODE_BIN to its mcode executable (or put mcode on PATH) before \
+         starting the Runtime",
+        native.name, native.version, native.version,
+    )
 }
 
 pub async fn run(args: HarnessArgs) -> anyhow::Result<()> {

@@ -49,7 +49,7 @@ fn relative_data_dir_and_binary_overrides_resolve_against_the_starting_directory
 }
 
 #[test]
-fn installing_a_harness_without_an_adapter_says_so() {
+fn installing_minimax_code_explains_how_to_use_an_installed_mcode() {
     let dir = tempfile::tempdir().unwrap();
     let out = switchboard(dir.path())
         .args(["harness", "install", "minimax_code"])
@@ -59,7 +59,7 @@ fn installing_a_harness_without_an_adapter_says_so() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
         stderr.contains(
-            "invalid value 'minimax_code' for '<HARNESS>': the minimax_code harness has no adapter in this build, so it cannot be installed or run"
+            "invalid value 'minimax_code' for '<HARNESS>': the minimax_code harness cannot be installed from here: the npm registry this machine reaches answers 404 for @minimax-ai/code@0.4.12. Install MiniMax Code 0.4.12 yourself, then set SWITCHBOARD_MINIMAX_CODE_BIN to its mcode executable (or put mcode on PATH) before starting the Runtime"
         ),
         "{stderr}"
     );
@@ -68,7 +68,7 @@ fn installing_a_harness_without_an_adapter_says_so() {
 }
 
 #[test]
-fn serve_refuses_to_install_a_harness_without_an_adapter() {
+fn serve_refuses_to_install_minimax_code() {
     let dir = tempfile::tempdir().unwrap();
     let out = switchboard(dir.path())
         .args([
@@ -84,7 +84,7 @@ fn serve_refuses_to_install_a_harness_without_an_adapter() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
         stderr.contains(
-            "invalid value 'minimax_code' for '--install-harness <H>': the minimax_code harness has no adapter in this build"
+            "invalid value 'minimax_code' for '--install-harness <H>': the minimax_code harness cannot be installed from here"
         ),
         "{stderr}"
     );

@@ -20,7 +20,8 @@ pub static MINIMAX_CODE: Declaration = Declaration {
     native: NativePackage {
         name: switchboard_pins::MINIMAX_CODE_PACKAGE,
         version: switchboard_pins::MINIMAX_CODE_VERSION,
-        adapter: false,
+        // `crates/acp`'s minimax_code profile; the package itself is not installable here.
+        adapter: true,
     },
     // Its custom provider config needs the model's limits for every protocol.
     providers: &[

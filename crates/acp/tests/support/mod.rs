@@ -1,0 +1,97 @@
+//! Test support: the real ACP agents (installed by `scripts/install-harnesses.sh`), the mock
+//! model, configurations. What is not ACP's is the adapter kit's `test_support`, re-exported.
+
+// Shared by the test binaries (each uses some), and test code: a failed step fails the test.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use switchboard_acp::{AcpAdapter, Profile};
+use switchboard_protocol::configuration::{HarnessId, ProviderProtocol};
+use switchboard_protocol::{
+    ExecutionControls, FunctionToolSpec, ModelProviderConfig, SessionConfiguration, SessionExecutor,
+};
+
+pub use switchboard_adapter_kit::test_support::*;
+
+/// A model slug codex knows (an unknown one makes codex-acp warn in an agent message chunk).
+pub const MODEL: &str = "gpt-5.4";
+
+/// The profile's agent, or `None` (with a loud SKIPPED line) outside CI when it is not
+/// installed. In CI (`CI=true`) a missing agent fails the test.
+pub fn agent_binary(test: &str, profile: &Profile) -> Option<PathBuf> {
+    if let Some(path) = profile.locate(&repo_root()) {
+        return Some(path);
+    }
+    let message = format!("{}: {}", profile.name, profile.missing_hint);
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{message}");
+    }
+    eprintln!("SKIPPED {test}: {message}");
+    None
+}
+
+pub fn configuration(base_url: &str, functions: Vec<FunctionToolSpec>) -> SessionConfiguration {
+    SessionConfiguration {
+        harness: HarnessId::MinimaxCode,
+        model: MODEL.into(),
+        instructions: Some("SWITCHBOARD-INSTRUCTIONS: answer briefly.".into()),
+        model_provider: ModelProviderConfig {
+            protocol: ProviderProtocol::Responses,
+            base_url: format!("{base_url}/v1"),
+            api_key: "sk-test-key".into(),
+            context_window: Some(200_000),
+            max_output_tokens: Some(8_192),
+        },
+        function_tools: functions,
+        tool_search: false,
+        execution_controls: ExecutionControls::default(),
+        mcp_servers: vec![],
+        harness_config: None,
+        workspace: None,
+    }
+}
+
+/// Prepares an executor of `profile` on `binary` in a fresh state directory.
+pub async fn prepare(
+    profile: Profile,
+    binary: PathBuf,
+    config: SessionConfiguration,
+) -> (tempfile::TempDir, Box<dyn SessionExecutor>) {
+    let adapter =
+        AcpAdapter::new(profile, Some(binary)).with_turn_deadline(Duration::from_secs(45));
+    prepare_fresh(&adapter, config, "acp").await
+}
+
+/// Runs root Turn `n`, answering every call with `weather #n` (confirmed); the final answer
+/// carries that result (codex-acp hands the model an MCP result with its wall time around it).
+pub async fn weather_turn_acp(executor: &dyn SessionExecutor, n: u32, text: &str) {
+    let mut turn = executor.start_turn(user_turn(n, text)).await.unwrap();
+    let result = format!("weather #{n}");
+    let events = until_terminal_answering(&mut turn, |_, _| text_result(&result)).await;
+    let answer = final_answer(&events).unwrap_or_default();
+    assert!(
+        answer.starts_with("FINAL: ") && answer.contains(&result),
+        "{events:?}"
+    );
+}
+
+/// A launcher standing in for `mcode` (`fixtures/mcode_standin.py`) in `dir`, running the
+/// codex-acp at `codex_acp` on the `config.yaml` the `minimax_code` profile writes.
+pub fn standin_mcode(dir: &std::path::Path, codex_acp: &std::path::Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let script = repo_root().join("crates/acp/tests/fixtures/mcode_standin.py");
+    let launcher = dir.join("mcode");
+    std::fs::write(
+        &launcher,
+        format!(
+            "#!/bin/sh\nexec python3 '{}' --codex-acp '{}' \"$@\"\n",
+            script.display(),
+            codex_acp.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
+    launcher
+}
