@@ -22,6 +22,7 @@ use switchboard_protocol::subagents::{
     SubagentFunctionCall, SubagentState, SubagentStatus, SubagentTurn, SubagentTurnStatus,
 };
 
+use crate::dynamic_tools::ToolCallRequest;
 use crate::events::{completed_observation, item_type};
 
 /// The children of one root thread seen in this Turn, and the calls they made.
@@ -223,26 +224,22 @@ impl Children {
     /// A child's `item/tool/call`: a call of the root Turn, made by the child.
     pub fn function_call(
         &mut self,
-        thread: &str,
-        turn: &str,
-        call_id: &str,
-        name: &str,
-        arguments: &str,
+        call: ToolCallRequest,
         request_id: Value,
         out: &mut Vec<AdapterEvent>,
     ) {
         self.calls
-            .entry(thread.to_owned())
+            .entry(call.thread_id.clone())
             .or_default()
             .push(request_id);
         push(
             out,
             SubagentEvent::FunctionCall(SubagentFunctionCall {
-                subagent_id: thread.to_owned(),
-                turn_id: turn.to_owned(),
-                call_id: call_id.to_owned(),
-                name: name.to_owned(),
-                arguments: arguments.to_owned(),
+                subagent_id: call.thread_id,
+                turn_id: call.turn_id,
+                call_id: call.call_id,
+                name: call.tool,
+                arguments: call.arguments,
             }),
         );
     }

@@ -335,15 +335,7 @@ impl Driver {
             .filter(|c| self.children.is_child(&c.thread_id))
         {
             self.calls.register(&call.call_id, &call.tool, id.clone());
-            self.children.function_call(
-                &call.thread_id,
-                &call.turn_id,
-                &call.call_id,
-                &call.tool,
-                &call.arguments,
-                id,
-                out,
-            );
+            self.children.function_call(call, id, out);
             return;
         }
         // Approvals cannot occur under approvalPolicy "never"; anything else is not ours to
