@@ -244,12 +244,18 @@ pub fn admit(
 
 /// Retry identity: the same members with the same values, numbers compared by their exact
 /// spelling (lossless JSON); member order does not matter, presence does (`"error": null` is
-/// not the same as no `error`).
+/// not the same as no `error`). `turn_id` is left out: it has already named this call, and a
+/// Subagent's call answers to two Turn IDs, so the same result under either is a retry.
 fn same_submission(previous: &str, submitted: &str) -> bool {
-    match (
-        serde_json::from_str::<Value>(previous),
-        serde_json::from_str::<Value>(submitted),
-    ) {
+    let read = |text: &str| {
+        serde_json::from_str::<Value>(text).map(|mut v| {
+            if let Some(event) = v.as_object_mut() {
+                event.remove("turn_id");
+            }
+            v
+        })
+    };
+    match (read(previous), read(submitted)) {
         (Ok(a), Ok(b)) => a == b,
         _ => previous == submitted,
     }
