@@ -209,6 +209,24 @@ mod tests {
     }
 
     #[test]
+    fn native_subagents_only_on_a_multi_agent_session() {
+        let off = config_overrides(&config(ExecutionControls::default()), false);
+        assert!(off.contains(&"features.multi_agent=false".to_owned()));
+        assert!(off.iter().all(|x| !x.starts_with("agents.")));
+        let on = config_overrides(
+            &config(ExecutionControls {
+                subagents: Some(switchboard_protocol::subagents::SubagentControl {
+                    max_concurrent: Some(3),
+                }),
+                ..Default::default()
+            }),
+            false,
+        );
+        assert!(on.contains(&"features.multi_agent=true".to_owned()));
+        assert!(on.contains(&"agents.max_threads=3".to_owned()));
+    }
+
+    #[test]
     fn provider_and_hermetic_defaults() {
         let o = config_overrides(&config(ExecutionControls::default()), false);
         assert_eq!(o[0], r#"model="gpt-\"x\"""#);

@@ -78,9 +78,10 @@ impl Call {
     }
 }
 
-/// The prefix of a string argument filled from the last tool output: `"$last_output.KEY"`
-/// becomes member `KEY` of that output read as a JSON object (an ID the harness made up, such
-/// as the `agent_id` Codex's `spawn_agent` returns), or stays as written when there is none.
+/// The prefix of a string argument filled from a tool output: `"$last_output.KEY"` becomes
+/// member `KEY` of the current turn's latest tool output that, read as a JSON object, has one
+/// (an ID the harness made up, such as the `agent_id` Codex's `spawn_agent` returns), or stays
+/// as written when none has.
 pub const LAST_OUTPUT_PLACEHOLDER: &str = "$last_output.";
 
 fn fill_from_last_output(arguments: Value, view: &RequestView) -> Value {
@@ -88,9 +89,10 @@ fn fill_from_last_output(arguments: Value, view: &RequestView) -> Value {
         Value::String(s) => match s.strip_prefix(LAST_OUTPUT_PLACEHOLDER) {
             Some(key) => view
                 .turn_outputs
-                .last()
-                .and_then(|o| serde_json::from_str::<Value>(&o.text).ok())
-                .and_then(|o| o.get(key).cloned())
+                .iter()
+                .rev()
+                .filter_map(|o| serde_json::from_str::<Value>(&o.text).ok())
+                .find_map(|o| o.get(key).cloned())
                 .unwrap_or(Value::String(s)),
             None => Value::String(s),
         },
