@@ -239,3 +239,65 @@ def test_a_manual_client_answers_under_the_root_turn_and_an_unrelated_turn_is_re
         assert [i.type for i in child_items] == ["message", "function_call", "function_call_output", "message"]
     finally:
         restarted.stop()
+
+
+CANNOT_ACCEPT = "The Turn cannot accept this input in its current state."
+
+# The root gives the child 10 s (codex's shortest wait), which times out while the child's call
+# waits on a result nobody sends; then the root closes the child and answers.
+CLOSING_SCENARIO = {
+    "rules": [
+        SCENARIO["rules"][0],
+        SCENARIO["rules"][1],
+        {
+            "name": "root closes the child after the wait timed out",
+            "when": {"last_kind": "tool_output", "last_text_contains": '"timed_out":true'},
+            "reply": {"tool_calls": [{"name": "multi_agent_v1__close_agent", "arguments": {"target": "$last_output.agent_id"}}]},
+        },
+        {
+            "name": "root waits for the child briefly",
+            "when": {"last_kind": "tool_output", "last_text_contains": "nickname"},
+            "reply": {
+                "tool_calls": [
+                    {"name": "multi_agent_v1__wait_agent", "arguments": {"targets": ["$last_output.agent_id"], "timeout_ms": 10000}}
+                ]
+            },
+        },
+        # codex tells the root the child is shut down (`<subagent_notification>`).
+        {"name": "root answers", "when": {"last_text_contains": '"status":"shutdown"'}, "reply": {"text": "ROOT FINAL: closed"}},
+    ]
+}
+
+
+def test_closing_the_child_abandons_its_pending_call(start_engine):
+    engine = start_engine(CLOSING_SCENARIO)
+    client = engine.client
+    session = client.beta.agents.sessions.create(environment={"type": "none"}, agent=AGENT, input="ROOT TASK: ask a helper")
+    sid = session.id
+    (action,) = wait_required_actions(engine.raw, sid)["required_actions"]
+
+    # The close abandons the call: it leaves required_actions and the Turn goes on to its end.
+    done = wait_idle(engine.raw, sid)
+    assert done["required_actions"] == []
+    (turn,) = client.beta.agents.sessions.turns.list(sid).data
+    assert turn.id == action["turn_id"] and turn.status == "completed"
+    items = list(client.beta.agents.sessions.items.list(sid, order="asc"))
+    assert [i.type for i in items] == [
+        "message",
+        "create_subagent_call",
+        "wait_for_subagents_call",
+        "close_subagent_call",
+        "message",
+    ]
+    assert items[-1].content[0].text == "ROOT FINAL: closed"
+    (sub,) = client.beta.agents.sessions.subagents.list(sid).data
+    assert sub.status == "closed" and sub.closed_at is not None
+    assert items[3].recipient_agent_id == sub.id
+
+    # A late result, under either Turn ID, is refused like one after cancellation.
+    child_turn = client.beta.agents.sessions.subagents.turns.list(sub.id, session_id=sid).data[0]
+    for turn_id in (action["turn_id"], child_turn.id):
+        status, _, body = post_events(engine.raw, sid, [tool_result({**action, "turn_id": turn_id}, WEATHER)])
+        assert status == 409 and error_of(body)["message"] == CANNOT_ACCEPT, body
+    child_items = client.beta.agents.sessions.subagents.items.list(sub.id, session_id=sid, order="asc").data
+    assert [i.type for i in child_items] == ["message", "function_call"]
