@@ -11,6 +11,8 @@ return what the streams showed, again after a Core restart.
 The model is the mock (docs/mock-model.md); `$last_output.agent_id` is the id codex's
 spawn_agent returned."""
 
+import json
+
 from openai import OpenAI
 
 from conftest import API_KEY, WEATHER_FUNCTION, Raw, Server, error_of, wait_ready
@@ -115,6 +117,15 @@ def assert_child_history(raw, sid, root_turn_id, call_id):
     return snap, sub, turn
 
 
+def spawned_nickname(engine):
+    """The nickname codex's spawn_agent told the root model (the mock's journal)."""
+    for entry in engine.journal():
+        for item in entry["body"].get("input", []):
+            if item.get("type") == "function_call_output" and "nickname" in str(item.get("output")):
+                return json.loads(item["output"])["nickname"]
+    raise AssertionError("no spawn_agent output in the journal")
+
+
 def assert_root_history(client, sid, sub_id):
     """The root's Items: its message, the coordination calls naming the child, its answer; no
     child Turn or Item among the Session's own."""
@@ -164,6 +175,7 @@ def test_the_sdk_tool_handler_answers_a_subagent_call_under_the_child_turn(start
 
     _, sub, turn = assert_child_history(engine.raw, sid, root_turn, action.call_id)
     assert turn["id"] == call.turn_id and created.subagent.id == sub["id"]
+    assert sub["name"] == spawned_nickname(engine)
     assert_root_history(engine.client, sid, sub["id"])
 
 

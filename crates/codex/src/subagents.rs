@@ -221,6 +221,38 @@ impl Children {
         abandoned
     }
 
+    /// The threads a completed `spawnAgent` opened.
+    pub fn spawned(item: &Value) -> Vec<String> {
+        let completed = item.get("tool").and_then(Value::as_str) == Some("spawnAgent")
+            && item.get("status").and_then(Value::as_str) == Some("completed");
+        if !completed {
+            return Vec::new();
+        }
+        item.get("receiverThreadIds")
+            .and_then(Value::as_array)
+            .map(|r| {
+                r.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// A child's name, learnt after it opened.
+    pub fn named(&self, thread: &str, name: String, out: &mut Vec<AdapterEvent>) {
+        push(
+            out,
+            SubagentEvent::Status(SubagentStatus {
+                subagent_id: thread.to_owned(),
+                parent_id: None,
+                name: Some(name),
+                instructions: None,
+                state: SubagentState::Active,
+            }),
+        );
+    }
+
     /// A child's `item/tool/call`: a call of the root Turn, made by the child.
     pub fn function_call(
         &mut self,

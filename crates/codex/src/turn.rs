@@ -174,6 +174,9 @@ impl TurnDriver for Driver {
                                                 .map(CallChange::into_event),
                                         );
                                     }
+                                    for thread in Children::spawned(item) {
+                                        self.name_child(&thread, out).await;
+                                    }
                                 }
                                 _ => out.extend(completed_observation(item)),
                             }
@@ -289,6 +292,23 @@ impl TurnDriver for Driver {
 }
 
 impl Driver {
+    /// A spawned child's nickname is on its thread only (the app-server sends no
+    /// `thread/started` for it): read once, when the spawn completes.
+    async fn name_child(&mut self, thread: &str, out: &mut Vec<AdapterEvent>) {
+        let read = self
+            .connection
+            .request("thread/read", json!({"threadId": thread}), CONTROL_TIMEOUT)
+            .await;
+        let name = read.ok().and_then(|r| {
+            r.pointer("/thread/agentNickname")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+        if let Some(name) = name {
+            self.children.named(thread, name, out);
+        }
+    }
+
     /// A notification of a child's thread: its receipts (the child's answered function calls)
     /// are this Turn's; everything else is a Subagent observation.
     fn child_notification(&mut self, method: &str, params: &Value, out: &mut Vec<AdapterEvent>) {
