@@ -313,3 +313,42 @@ def test_closing_the_child_abandons_its_pending_call(start_engine):
         assert status == 409 and error_of(body)["message"] == CANNOT_ACCEPT, body
     child_items = client.beta.agents.sessions.subagents.items.list(sub.id, session_id=sid, order="asc").data
     assert [i.type for i in child_items] == ["message", "function_call"]
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"weather": {"type": "string"}},
+    "required": ["weather"],
+    "additionalProperties": False,
+}
+STRUCTURED = '{"weather":"sunny 21C"}'
+
+
+def last_user_text(entry):
+    """The text of the last user message of a Responses request (the agent it is for: the
+    child's is its spawn message)."""
+    users = [i for i in entry["body"]["input"] if i.get("role") == "user"]
+    return "".join(p.get("text", "") for p in users[-1]["content"]) if users else ""
+
+
+def test_structured_output_stays_on_the_root(start_engine):
+    rules = [dict(rule) for rule in SCENARIO["rules"]]
+    rules[2] = {**rules[2], "reply": {"text": STRUCTURED}}
+    engine = start_engine({"rules": rules})
+    agent = {**AGENT, "text": {"format": {"type": "json_schema", "schema": SCHEMA}}}
+    sessions = engine.client.beta.agents.sessions
+    session = sessions.create(environment={"type": "none"}, agent=agent, input="ROOT TASK: ask a helper")
+    (action,) = wait_required_actions(engine.raw, session.id)["required_actions"]
+    status, _, body = post_events(engine.raw, session.id, [tool_result(action, WEATHER)])
+    assert status == 202, body
+    wait_idle(engine.raw, session.id)
+    assert list(sessions.items.list(session.id, order="asc"))[-1].content[0].text == STRUCTURED
+
+    # Every root request carries the schema; the child's (its call, and its answer after the
+    # function output) carry none.
+    requests = [e for e in engine.journal() if e["path"] == "/v1/responses"]
+    child = [e for e in requests if last_user_text(e).startswith("CHILD TASK")]
+    root = [e for e in requests if e not in child]
+    assert len(child) == 2 and len(root) == 3, [e["matched"] for e in requests]
+    assert all(e["body"]["text"]["format"]["schema"] == SCHEMA for e in root)
+    assert all("format" not in (e["body"].get("text") or {}) for e in child)
