@@ -7,6 +7,7 @@ import pytest
 
 from conftest import WEATHER_FUNCTION, error_of
 from session_support import (
+    harness_profile,
     items_raw,
     post_events,
     session_raw,
@@ -158,12 +159,13 @@ def test_web_search_cached_is_admitted_for_codex(engine):
 
 # ---------------------------------------------------------------------------------------------
 # The Runtime capability gate: a combination the declaration admits still needs a connected
-# Runtime that advertises every capability it requires. No local adapter reports Subagent
-# observations yet, so native Subagents are admitted by the declaration and then refused here,
-# before anything is written.
+# Runtime that advertises every capability it requires. The Claude adapter does not report Subagent
+# observations yet (codex does: test_subagents.py), so its native Subagents are admitted by the
+# declaration and then refused here, before anything is written.
 
 
-def test_capability_no_runtime_advertises_is_400_and_writes_nothing(engine, harness):
+def test_capability_no_runtime_advertises_is_400_and_writes_nothing(engine):
+    harness = harness_profile("claude_code")
     status, _, body = harness.create_raw(
         engine,
         {"environment": {"type": "none"}, "agent": {"model": harness.model, "multi_agent": {"enabled": True}}, "input": "Hello"},

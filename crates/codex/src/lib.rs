@@ -16,6 +16,7 @@
 //! - [`dynamic_tools`]: functions as dynamic tools, results as `contentItems`.
 //! - [`receipts`]: confirming a result only on its matching native observation.
 //! - [`events`]: codex notifications as adapter events (phases, usage, error codes).
+//! - [`subagents`]: codex's native multi-agent feature as Subagent observations.
 //! - [`turn`]: the per-Turn driver: calls, cancel, steer, deadline.
 //! - [`executor`]: the [`SessionExecutor`], evictable.
 //!
@@ -35,6 +36,7 @@ pub mod mcp;
 pub mod overrides;
 pub mod receipts;
 pub mod resume;
+pub mod subagents;
 pub mod turn;
 pub mod workspace;
 
@@ -103,6 +105,8 @@ impl NativeHarness for Codex {
             durable_turns: true,
             function_tools: true,
             subagent_control: true,
+            // Children are observed from their own threads (`subagents`).
+            subagent_observations: true,
             // Workspaces: the harness works in the placement's directory (self-hosted) or
             // inside its sandbox (managed: the Runtime withdraws this without bubblewrap).
             local_environment: true,

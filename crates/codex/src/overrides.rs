@@ -8,7 +8,8 @@
 //! on the command line), no retries (a failing provider fails the Turn at once instead of
 //! backing off for minutes), no update check, no analytics or feedback, and no plugin sync (the
 //! only startup traffic codex makes besides the provider) on `environment: none` (a workspace
-//! keeps codex's native plugins), no native Subagents (`features.multi_agent = false`), and the
+//! keeps codex's native plugins), native Subagents only on a multi-agent Session
+//! (`features.multi_agent`, the limit as `agents.max_threads`), and the
 //! key's variable left out of the environment of the model's commands
 //! (`shell_environment_policy.exclude`).
 //!
@@ -52,10 +53,17 @@ pub fn config_overrides(config: &SessionConfiguration, on_workspace: bool) -> Ve
     // codex hands its own environment to the model's commands; the provider key is not the
     // workspace's to read.
     out.set("shell_environment_policy.exclude", [API_KEY_ENV]);
-    // Subagents are off for every Session this protocol version carries (multi_agent
-    // execution needs subagent observations, which this adapter does not report yet): the
-    // `subagent_control` capability.
-    out.set("features.multi_agent", false);
+    // Native Subagents only on a multi-agent Session (observed by `subagents`); off otherwise,
+    // which is the `subagent_control` capability.
+    match &config.execution_controls.subagents {
+        Some(control) => {
+            out.set("features.multi_agent", true);
+            if let Some(max) = control.max_concurrent {
+                out.set("agents.max_threads", max);
+            }
+        }
+        None => out.set("features.multi_agent", false),
+    }
     controls(&mut out, &config.execution_controls);
     out.0
 }
@@ -198,6 +206,24 @@ mod tests {
             harness_config: None,
             workspace: None,
         }
+    }
+
+    #[test]
+    fn native_subagents_only_on_a_multi_agent_session() {
+        let off = config_overrides(&config(ExecutionControls::default()), false);
+        assert!(off.contains(&"features.multi_agent=false".to_owned()));
+        assert!(off.iter().all(|x| !x.starts_with("agents.")));
+        let on = config_overrides(
+            &config(ExecutionControls {
+                subagents: Some(switchboard_protocol::subagents::SubagentControl {
+                    max_concurrent: Some(3),
+                }),
+                ..Default::default()
+            }),
+            false,
+        );
+        assert!(on.contains(&"features.multi_agent=true".to_owned()));
+        assert!(on.contains(&"agents.max_threads=3".to_owned()));
     }
 
     #[test]

@@ -29,6 +29,7 @@ use crate::events::{
 use crate::jsonrpc::{Connection, Inbound, RpcError};
 use crate::launch::CONTROL_TIMEOUT;
 use crate::receipts::{self, CallTable, Expected, observe_completed, observe_resolved};
+use crate::subagents::Children;
 
 /// The identity of a running Turn.
 #[derive(Clone)]
@@ -67,6 +68,7 @@ pub fn spawn(
         usage: UsageTracker::default(),
         stop: StopRequests::default(),
         last_error: None,
+        children: Children::new(&ids.thread_id),
     };
     let commands = turn::spawn(driver, io, deadline);
     Arc::new(CodexTurnControl {
@@ -85,6 +87,8 @@ struct Driver {
     stop: StopRequests,
     /// The last non-retried `error` notification, in case `turn/completed` carries none.
     last_error: Option<Value>,
+    /// The Subagents this Turn opened (multi-agent Sessions).
+    children: Children,
 }
 
 impl TurnDriver for Driver {
@@ -104,12 +108,24 @@ impl TurnDriver for Driver {
                 None
             }
             Inbound::Notification { method, mut params } => {
+                let thread = params.get("threadId").and_then(Value::as_str);
+                if thread.is_some_and(|t| self.children.is_child(t)) {
+                    self.child_notification(&method, &params, out);
+                    return None;
+                }
+                if method == "thread/started" {
+                    self.children.thread_started(&params, out);
+                    return None;
+                }
                 if method == "turn/completed" {
                     let turn = params.get_mut("turn").map(Value::take)?;
                     let ours = turn.get("id").and_then(Value::as_str) == Some(&self.ids.turn_id);
                     return ours.then_some(turn);
                 }
                 if method == "serverRequest/resolved" {
+                    if let Some(r) = params.get("requestId") {
+                        self.children.forget_call(r);
+                    }
                     out.extend(
                         params
                             .get("requestId")
@@ -132,6 +148,9 @@ impl TurnDriver for Driver {
                                 }
                                 // A native command opens its Item when it starts running.
                                 Some("commandExecution") => out.extend(command_execution(item)),
+                                Some("collabAgentToolCall") => {
+                                    self.children.collab(item, out);
+                                }
                                 _ => {}
                             }
                             out.extend(crate::mcp::observation(item));
@@ -145,6 +164,18 @@ impl TurnDriver for Driver {
                                 Some("dynamicToolCall") => {
                                     if let Some(change) = observe_completed(&mut self.calls, item) {
                                         out.push(change.into_event());
+                                    }
+                                }
+                                Some("collabAgentToolCall") => {
+                                    for request in self.children.collab(item, out) {
+                                        out.extend(
+                                            self.calls
+                                                .abandon_pending(|r| r == &request)
+                                                .map(CallChange::into_event),
+                                        );
+                                    }
+                                    for thread in Children::spawned(item) {
+                                        self.name_child(&thread, out).await;
                                     }
                                 }
                                 _ => out.extend(completed_observation(item)),
@@ -261,6 +292,38 @@ impl TurnDriver for Driver {
 }
 
 impl Driver {
+    /// A spawned child's nickname is on its thread only (the app-server sends no
+    /// `thread/started` for it): read once, when the spawn completes.
+    async fn name_child(&mut self, thread: &str, out: &mut Vec<AdapterEvent>) {
+        let read = self
+            .connection
+            .request("thread/read", json!({"threadId": thread}), CONTROL_TIMEOUT)
+            .await;
+        let name = read.ok().and_then(|r| {
+            r.pointer("/thread/agentNickname")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        });
+        if let Some(name) = name {
+            self.children.named(thread, name, out);
+        }
+    }
+
+    /// A notification of a child's thread: its receipts (the child's answered function calls)
+    /// are this Turn's; everything else is a Subagent observation.
+    fn child_notification(&mut self, method: &str, params: &Value, out: &mut Vec<AdapterEvent>) {
+        if method == "item/completed"
+            && let Some(item) = params.get("item")
+            && item_type(item) == Some("dynamicToolCall")
+        {
+            if let Some(change) = observe_completed(&mut self.calls, item) {
+                out.push(change.into_event());
+            }
+            return;
+        }
+        self.children.notification(method, params, out);
+    }
+
     async fn request(
         &mut self,
         id: Value,
@@ -283,6 +346,16 @@ impl Driver {
                 name: call.tool,
                 arguments: call.arguments,
             });
+            return;
+        }
+        // A child's call is answered through this Turn's table too (the root Turn's action).
+        if let Some(call) = (method == "item/tool/call")
+            .then(|| ToolCallRequest::parse(params))
+            .flatten()
+            .filter(|c| self.children.is_child(&c.thread_id))
+        {
+            self.calls.register(&call.call_id, &call.tool, id.clone());
+            self.children.function_call(call, id, out);
             return;
         }
         // Approvals cannot occur under approvalPolicy "never"; anything else is not ours to

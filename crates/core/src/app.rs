@@ -23,6 +23,7 @@ pub fn router(state: Arc<AppState>) -> Router {
     let v1 = Router::new()
         .merge(routes::agents::routes())
         .merge(routes::sessions::routes())
+        .merge(routes::subagents::routes())
         .merge(routes::vaults::routes())
         .merge(routes::environments::routes())
         .fallback(edge::not_found)

@@ -43,10 +43,13 @@ impl Call {
             (None, Some(tool)) => (tool.name.clone(), tool.namespace.clone()),
             (None, None) => (spec.name.clone(), None),
         };
-        let arguments = spec.arguments.clone().unwrap_or_else(|| {
-            tool.and_then(|t| t.schema.as_ref())
-                .map_or_else(|| json!({}), minimal_instance)
-        });
+        let arguments = spec.arguments.clone().map_or_else(
+            || {
+                tool.and_then(|t| t.schema.as_ref())
+                    .map_or_else(|| json!({}), minimal_instance)
+            },
+            |a| fill_from_last_output(a, view),
+        );
         Call {
             name,
             namespace,
@@ -72,6 +75,40 @@ impl Call {
             }
             other => other.clone(),
         }
+    }
+}
+
+/// The prefix of a string argument filled from a tool output: `"$last_output.KEY"` becomes
+/// member `KEY` of the current turn's latest tool output that, read as a JSON object, has one
+/// (an ID the harness made up, such as the `agent_id` Codex's `spawn_agent` returns), or stays
+/// as written when none has.
+pub const LAST_OUTPUT_PLACEHOLDER: &str = "$last_output.";
+
+fn fill_from_last_output(arguments: Value, view: &RequestView) -> Value {
+    match arguments {
+        Value::String(s) => match s.strip_prefix(LAST_OUTPUT_PLACEHOLDER) {
+            Some(key) => view
+                .turn_outputs
+                .iter()
+                .rev()
+                .filter_map(|o| serde_json::from_str::<Value>(&o.text).ok())
+                .find_map(|o| o.get(key).cloned())
+                .unwrap_or(Value::String(s)),
+            None => Value::String(s),
+        },
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .map(|v| fill_from_last_output(v, view))
+                .collect(),
+        ),
+        Value::Object(members) => Value::Object(
+            members
+                .into_iter()
+                .map(|(k, v)| (k, fill_from_last_output(v, view)))
+                .collect(),
+        ),
+        other => other,
     }
 }
 

@@ -215,6 +215,8 @@ pub enum AdapterEvent {
     },
     /// A cumulative usage snapshot for the Turn.
     Usage(Usage),
+    /// Something a child of a multi-agent Turn did ([`crate::subagents`]).
+    Subagent(crate::subagents::SubagentEvent),
     Completed {
         usage: Option<Usage>,
     },
@@ -324,6 +326,7 @@ impl AdapterEvent {
             }
             E::CallAbandoned { call_id } => vec![CallAbandoned { call_id }.into()],
             E::Usage(usage) => vec![usage.into()],
+            E::Subagent(event) => vec![event.into_message()],
             E::Completed { usage } => {
                 vec![
                     Done {

@@ -99,6 +99,9 @@ pub struct ExecutionControls {
     pub reasoning: Option<ReasoningControl>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_tier: Option<ServiceTier>,
+    /// Set only on a multi-agent Session: the harness runs its native Subagents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subagents: Option<crate::subagents::SubagentControl>,
 }
 
 /// `text.format` of type `json_schema`, in the Agents API form (no `name`, no `strict`).

@@ -14,6 +14,7 @@
 //! - [`content`]: user input parts and function-result content.
 //! - [`workspace`]: workspace placements (self-hosted, managed) and the `workspace_*` frames.
 //! - [`messages`]: every payload, grouped by direction ([`CoreToRuntime`], [`RuntimeToCore`]).
+//! - [`subagents`]: what a Runtime observes of a multi-agent Turn's children.
 //! - [`adapter`]: the [`Adapter`] / [`SessionExecutor`] / [`TurnControl`] traits, the
 //!   [`AdapterEvent`]s a Turn yields, and function-result [`Receipt`]s.
 //!
@@ -28,6 +29,7 @@ pub mod envelope;
 pub mod handshake;
 pub mod mcp;
 pub mod messages;
+pub mod subagents;
 pub mod workspace;
 
 pub use adapter::{

@@ -7,7 +7,9 @@
 //! Runtime → Core: `hello`, `heartbeat`, `preparation_status`, `output_message`, `delta`,
 //! `reasoning`, `command_execution`, `web_search_call`, `mcp_call`, `usage`, `function_call`,
 //! `call_abandoned`, `interaction_decision_ack`, `prompt_steer_ack`, `error`, `done`,
-//! `protocol_error`, `workspace_result`.
+//! `protocol_error`, `workspace_result`, and a multi-agent Turn's `subagent_status`,
+//! `subagent_turn`, `subagent_item`, `subagent_function_call`, `coordination_call`
+//! ([`crate::subagents`]).
 //!
 //! Ordering rules the Runtime keeps (core-contracts §6.6): a Turn emits only its own events, in
 //! order; a message is `output_message{in_progress}`, its `delta`s, then
@@ -109,6 +111,11 @@ message_set! {
         "done" => Done(Done),
         "protocol_error" => ProtocolError(ProtocolError),
         "workspace_result" => WorkspaceResult(WorkspaceResult),
+        "subagent_status" => SubagentStatus(crate::subagents::SubagentStatus),
+        "subagent_turn" => SubagentTurn(crate::subagents::SubagentTurn),
+        "subagent_item" => SubagentItem(crate::subagents::SubagentItem),
+        "subagent_function_call" => SubagentFunctionCall(crate::subagents::SubagentFunctionCall),
+        "coordination_call" => CoordinationCall(crate::subagents::CoordinationCall),
     }
 }
 

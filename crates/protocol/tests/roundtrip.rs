@@ -47,6 +47,7 @@ fn configuration() -> SessionConfiguration {
             text_verbosity: Some(Verbosity::Low),
             reasoning: Some(ReasoningControl { effort: Some(ReasoningEffort::High), summary: None }),
             service_tier: Some(ServiceTier::Flex),
+            subagents: None,
         },
         mcp_servers: vec![],
         harness_config: None,

@@ -70,6 +70,9 @@ fn configuration() -> SessionConfiguration {
                 summary: Some(ReasoningSummary::Concise),
             }),
             service_tier: Some(ServiceTier::Flex),
+            subagents: Some(subagents::SubagentControl {
+                max_concurrent: Some(3),
+            }),
         },
         mcp_servers: vec![
             McpServer {
@@ -545,6 +548,61 @@ fn runtime_to_core() -> Vec<Envelope<RuntimeToCore>> {
             .into(),
         ),
         (
+            run.clone(),
+            subagents::SubagentStatus {
+                subagent_id: "thread-child".into(),
+                parent_id: None,
+                name: Some("Euclid".into()),
+                instructions: Some("Look it up.".into()),
+                state: subagents::SubagentState::Active,
+            }
+            .into(),
+        ),
+        (
+            run.clone(),
+            subagents::SubagentTurn {
+                subagent_id: "thread-child".into(),
+                turn_id: "turn-child".into(),
+                status: subagents::SubagentTurnStatus::Completed,
+            }
+            .into(),
+        ),
+        (
+            run.clone(),
+            subagents::SubagentItem {
+                subagent_id: "thread-child".into(),
+                turn_id: "turn-child".into(),
+                item: subagents::ChildItem::AssistantMessage(subagents::ChildMessage {
+                    item_id: "msg-child".into(),
+                    text: "Found it.".into(),
+                }),
+            }
+            .into(),
+        ),
+        (
+            run.clone(),
+            subagents::SubagentFunctionCall {
+                subagent_id: "thread-child".into(),
+                turn_id: "turn-child".into(),
+                call_id: "call_child".into(),
+                name: "get_weather".into(),
+                arguments: r#"{"city":"Paris"}"#.into(),
+            }
+            .into(),
+        ),
+        (
+            run.clone(),
+            subagents::CoordinationCall {
+                item_id: "collab-1".into(),
+                sender_id: None,
+                status: subagents::CoordinationStatus::Completed,
+                call: subagents::Coordination::WaitForSubagents {
+                    recipient_ids: vec!["thread-child".into()],
+                },
+            }
+            .into(),
+        ),
+        (
             run,
             ProtocolError {
                 frame_type: Some("delta".into()),
@@ -601,9 +659,14 @@ fn runtime_index(m: &RuntimeToCore) -> usize {
         RuntimeToCore::ProtocolError(_) => 16,
         RuntimeToCore::WorkspaceResult(_) => 17,
         RuntimeToCore::McpCall(_) => 18,
+        RuntimeToCore::SubagentStatus(_) => 19,
+        RuntimeToCore::SubagentTurn(_) => 20,
+        RuntimeToCore::SubagentItem(_) => 21,
+        RuntimeToCore::SubagentFunctionCall(_) => 22,
+        RuntimeToCore::CoordinationCall(_) => 23,
     }
 }
-const RUNTIME_FRAMES: usize = 19;
+const RUNTIME_FRAMES: usize = 24;
 
 fn spellings<T: Serialize>(values: &[T]) -> Value {
     serde_json::to_value(values).unwrap()
@@ -636,6 +699,16 @@ fn values() -> Value {
             WebSearchAction::Other,
         ]),
         "McpCallStatus": spellings(&[McpCallStatus::InProgress, McpCallStatus::Completed, McpCallStatus::Failed]),
+        "SubagentState": spellings(&[subagents::SubagentState::Active, subagents::SubagentState::Closed]),
+        "SubagentTurnStatus": spellings(&[subagents::SubagentTurnStatus::InProgress, subagents::SubagentTurnStatus::Completed, subagents::SubagentTurnStatus::Failed, subagents::SubagentTurnStatus::Cancelled]),
+        "CoordinationStatus": spellings(&[subagents::CoordinationStatus::InProgress, subagents::CoordinationStatus::Completed, subagents::CoordinationStatus::Failed]),
+        "Coordination": spellings(&[
+            subagents::Coordination::CreateSubagent { agent_id: Some("thread-child".into()), content: "Look it up.".into(), model: None, reasoning_effort: Some("low".into()) },
+            subagents::Coordination::SendSubagentInput { recipient_id: "thread-child".into(), content: "More.".into() },
+            subagents::Coordination::ResumeSubagent { recipient_id: "thread-child".into() },
+            subagents::Coordination::InterruptSubagent { recipient_id: "thread-child".into() },
+            subagents::Coordination::CloseSubagent { recipient_id: "thread-child".into() },
+        ]),
         "TurnOutcome": spellings(&[TurnOutcome::Completed, TurnOutcome::Failed, TurnOutcome::Cancelled]),
     })
 }

@@ -10,6 +10,7 @@ pub mod environments;
 pub mod page;
 pub mod sessions;
 pub mod sqlite;
+pub mod subagents;
 pub mod vaults;
 pub mod writer;
 
@@ -22,6 +23,7 @@ pub use sessions::{
     SessionWrite, TurnRecord,
 };
 pub use sqlite::SqliteStore;
+pub use subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
 pub use vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
 
 /// A store failure. Callers map it to a 500 (or 503) at the HTTP edge; details are logged only.
@@ -69,7 +71,7 @@ pub struct AgentRecord {
 }
 
 #[async_trait]
-pub trait Store: VaultStore + Send + Sync + 'static {
+pub trait Store: VaultStore + SubagentStore + Send + Sync + 'static {
     async fn insert_api_key(&self, key: &ApiKeyRecord) -> Result<()>;
     async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>>;
     /// Marks a key revoked; false when no active key has that ID.

@@ -77,6 +77,10 @@ pub struct SessionWrite {
     /// An Environment written in the same transaction (a Session create that makes its
     /// Environment), inserted or replaced as [`crate::Store::put_environment`] does.
     pub environment: Option<crate::EnvironmentRecord>,
+    /// A multi-agent Session's Subagents, child Turns and child Items (upserts).
+    pub subagents: Vec<crate::SubagentRecord>,
+    pub child_turns: Vec<crate::ChildTurnRecord>,
+    pub child_items: Vec<crate::ChildItemRecord>,
 }
 
 impl SessionWrite {
@@ -88,6 +92,9 @@ impl SessionWrite {
             && self.idempotency.is_none()
             && self.create_key.is_none()
             && self.environment.is_none()
+            && self.subagents.is_empty()
+            && self.child_turns.is_empty()
+            && self.child_items.is_empty()
     }
 }
 

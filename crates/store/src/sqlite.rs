@@ -14,6 +14,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{AssertSqlSafe, Row, SqlitePool};
 
+mod subagents;
 mod vaults;
 
 use crate::writer::{Bind, Statement, Writer};
@@ -467,12 +468,13 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn write_session(&self, w: SessionWrite) -> Result<()> {
+    async fn write_session(&self, mut w: SessionWrite) -> Result<()> {
         if w.is_empty() {
             return Ok(());
         }
         let mut statements =
             Vec::with_capacity(2 + w.turns.len() + w.items.len() + w.calls.len() + 2);
+        let children = subagents::statements(&mut w);
         // The Environment first: a Session document may name it.
         if let Some(e) = &w.environment {
             statements.push(put_environment(e));
@@ -494,6 +496,8 @@ impl Store for SqliteStore {
                 ],
             ));
         }
+        // After the Session row: they reference it.
+        statements.extend(children);
         // Turns and Items target their (session_id, id) key: an ID another Session owns still
         // hits the plain `id` key and fails the write (see the migration).
         statements.extend(w.turns.into_iter().map(|t| {

@@ -31,6 +31,8 @@ pub enum IdKind {
     Credential,
     /// A file of a managed Environment's configuration (`environment.files[].id`).
     File,
+    /// A Subagent of a multi-agent Session.
+    Subagent,
 }
 
 impl IdKind {
@@ -51,6 +53,7 @@ impl IdKind {
             IdKind::Vault => "vault_",
             IdKind::Credential => "cred_",
             IdKind::File => "file_",
+            IdKind::Subagent => "subagent_",
         }
     }
 }

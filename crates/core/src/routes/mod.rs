@@ -4,4 +4,5 @@ pub mod agents;
 pub mod environments;
 pub mod pages;
 pub mod sessions;
+pub mod subagents;
 pub mod vaults;

@@ -37,6 +37,10 @@ pub struct CallDoc {
     pub output: Option<Value>,
     pub error: Option<Value>,
     pub delivery_id: Option<String>,
+    /// For a Subagent's call: the child Turn that made it, whose ID a result may also name
+    /// (execution-tools "Subagent function calls").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child_turn_id: Option<String>,
 }
 
 impl CallState {

@@ -17,6 +17,8 @@ use super::call::{CallDoc, CallState};
 use super::error::SessionError;
 use super::objects::{function_call_item, function_call_output_item};
 use super::state::{ActiveTurn, Tx};
+use super::subagents;
+use switchboard_protocol::subagents::{SubagentFunctionCall, SubagentTurn, SubagentTurnStatus};
 
 pub const UNKNOWN_CALL: &str = "Unknown pending tool call";
 pub const OTHER_TURN: &str = "The tool call belongs to a different Turn.";
@@ -45,6 +47,7 @@ pub fn register(tx: &mut Tx, call: FunctionCall) {
         output: None,
         error: None,
         delivery_id: None,
+        child_turn_id: None,
     };
     turn.calls.push((call.call_id.clone(), doc.clone()));
     tx.put_call(&tid, &call.call_id, &doc);
@@ -73,6 +76,81 @@ pub fn register(tx: &mut Tx, call: FunctionCall) {
         &tid,
         Some(index),
         item("completed"),
+    );
+    tx.refresh_status();
+}
+
+/// A Subagent called a function: a required action of the root Turn (its `turn_id`), whose
+/// `function_call` Item is the child Turn's. That Item's `item.added` is the one child event
+/// the Session stream carries: it names the child Turn, which is what the official SDK's tool
+/// handler answers under.
+pub fn register_child(tx: &mut Tx, call: SubagentFunctionCall) {
+    let Some((sid, root)) = tx.ids() else { return };
+    if tx.active().is_some_and(|t| t.call(&call.call_id).is_some()) {
+        tracing::warn!(call = %call.call_id, "a repeated function_call is ignored");
+        return;
+    }
+    // The child and its Turn open first, when this call is the first news of them.
+    subagents::turn(
+        tx,
+        SubagentTurn {
+            subagent_id: call.subagent_id.clone(),
+            turn_id: call.turn_id.clone(),
+            status: SubagentTurnStatus::InProgress,
+        },
+    );
+    let Some(child_tid) = tx
+        .live
+        .doc
+        .subagents
+        .turn_id(&call.subagent_id, &call.turn_id)
+    else {
+        return;
+    };
+    let Some(subagent_id) = tx
+        .live
+        .doc
+        .subagents
+        .by_native(&call.subagent_id)
+        .map(|c| c.id.clone())
+    else {
+        return;
+    };
+    let Some(turn) = tx.active() else { return };
+    let doc = CallDoc {
+        name: call.name.clone(),
+        arguments: call.arguments.clone(),
+        state: if turn.cancel_requested {
+            CallState::Cancelled
+        } else {
+            CallState::Pending
+        },
+        submission: None,
+        output: None,
+        error: None,
+        delivery_id: None,
+        child_turn_id: Some(child_tid.clone()),
+    };
+    turn.calls.push((call.call_id.clone(), doc.clone()));
+    tx.put_call(&root, &call.call_id, &doc);
+    let item_id = new_id(IdKind::Item);
+    let item = |status| {
+        function_call_item(
+            &item_id,
+            &child_tid,
+            &call.call_id,
+            &call.name,
+            &call.arguments,
+            status,
+        )
+    };
+    subagents::put_child_item(tx, &subagent_id, &child_tid, &item("completed"));
+    tx.publish_item(
+        "agent.session.turn.item.added",
+        &sid,
+        &child_tid,
+        None,
+        item("in_progress"),
     );
     tx.refresh_status();
 }
@@ -109,7 +187,10 @@ pub fn admit(
             event.call_id
         )));
     };
-    if call.turn_id != event.turn_id {
+    // A Subagent's call is the root Turn's, and also answers to the child Turn that made it.
+    if call.turn_id != event.turn_id
+        && call.doc.child_turn_id.as_deref() != Some(event.turn_id.as_str())
+    {
         return Err(SessionError::UnknownCall(OTHER_TURN.to_owned()));
     }
     if let Some(previous) = &call.doc.submission {
@@ -163,12 +244,18 @@ pub fn admit(
 
 /// Retry identity: the same members with the same values, numbers compared by their exact
 /// spelling (lossless JSON); member order does not matter, presence does (`"error": null` is
-/// not the same as no `error`).
+/// not the same as no `error`). `turn_id` is left out: it has already named this call, and a
+/// Subagent's call answers to two Turn IDs, so the same result under either is a retry.
 fn same_submission(previous: &str, submitted: &str) -> bool {
-    match (
-        serde_json::from_str::<Value>(previous),
-        serde_json::from_str::<Value>(submitted),
-    ) {
+    let read = |text: &str| {
+        serde_json::from_str::<Value>(text).map(|mut v| {
+            if let Some(event) = v.as_object_mut() {
+                event.remove("turn_id");
+            }
+            v
+        })
+    };
+    match (read(previous), read(submitted)) {
         (Ok(a), Ok(b)) => a == b,
         _ => previous == submitted,
     }
@@ -232,15 +319,30 @@ pub fn applied(tx: &mut Tx, call_id: &str) {
         turn.deliveries.remove(&delivery);
     }
     tx.put_call(&tid, call_id, &doc);
-    let item = function_call_output_item(
-        &new_id(IdKind::Item),
-        &tid,
-        call_id,
-        doc.output.clone().unwrap_or(Value::Null),
-        doc.error.clone().unwrap_or(Value::Null),
-    );
-    tx.put_item(&tid, &item);
-    tx.publish_item("agent.session.turn.item.added", &sid, &tid, None, item);
+    let output = |turn_id: &str| {
+        function_call_output_item(
+            &new_id(IdKind::Item),
+            turn_id,
+            call_id,
+            doc.output.clone().unwrap_or(Value::Null),
+            doc.error.clone().unwrap_or(Value::Null),
+        )
+    };
+    // A Subagent's result is an Item of the child Turn, off the Session stream.
+    let child = doc.child_turn_id.as_deref().and_then(|child_tid| {
+        let subagent = tx.live.doc.subagents.subagent_of_turn(child_tid)?;
+        Some((subagent, child_tid.to_owned()))
+    });
+    match child {
+        Some((subagent_id, child_tid)) => {
+            subagents::put_child_item(tx, &subagent_id, &child_tid, &output(&child_tid))
+        }
+        None => {
+            let item = output(&tid);
+            tx.put_item(&tid, &item);
+            tx.publish_item("agent.session.turn.item.added", &sid, &tid, None, item);
+        }
+    }
     tx.refresh_status();
 }
 

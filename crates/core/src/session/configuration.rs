@@ -72,6 +72,7 @@ pub fn configuration(snap: &SessionSnapshot, provider: &ModelProvider) -> Sessio
     if snap.service_tier != ServiceTier::Auto {
         controls.service_tier = Some(snap.service_tier);
     }
+    controls.subagents = subagent_control(snap);
     SessionConfiguration {
         harness: snap.harness,
         model: snap.model.clone(),
@@ -134,4 +135,15 @@ pub fn mcp_servers(snap: &SessionSnapshot) -> Vec<McpServer> {
             McpTransport::Stdio { .. } => None,
         })
         .collect()
+}
+
+/// Subagents run only on a multi-agent Session, with its limit.
+fn subagent_control(
+    snap: &SessionSnapshot,
+) -> Option<switchboard_protocol::subagents::SubagentControl> {
+    snap.multi_agent
+        .enabled
+        .then_some(switchboard_protocol::subagents::SubagentControl {
+            max_concurrent: snap.multi_agent.max_concurrent_subagents,
+        })
 }

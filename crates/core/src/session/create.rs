@@ -174,6 +174,7 @@ pub async fn create(
             workspace: stored_workspace,
             reservation: None,
             environment_failed: false,
+            subagents: Default::default(),
         },
         config: Arc::new(config),
     };

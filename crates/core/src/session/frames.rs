@@ -7,7 +7,7 @@ use switchboard_protocol::messages::TurnOutcome;
 
 use super::objects::TurnStatus;
 use super::state::Tx;
-use super::{calls, native_items, turns};
+use super::{calls, native_items, subagents, turns};
 
 /// Applies one Turn frame of the active Run.
 pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
@@ -28,6 +28,11 @@ pub fn apply(tx: &mut Tx, message: RuntimeToCore) {
             }
         }
         RuntimeToCore::FunctionCall(call) => calls::register(tx, call),
+        RuntimeToCore::SubagentStatus(s) => subagents::status(tx, s),
+        RuntimeToCore::SubagentTurn(t) => subagents::turn(tx, t),
+        RuntimeToCore::SubagentItem(i) => subagents::item(tx, i),
+        RuntimeToCore::SubagentFunctionCall(call) => calls::register_child(tx, call),
+        RuntimeToCore::CoordinationCall(c) => subagents::coordination(tx, c),
         RuntimeToCore::CallAbandoned(a) => calls::abandon(tx, &a.call_id),
         RuntimeToCore::FunctionResultApplied(a) => calls::applied(tx, &a.call_id),
         RuntimeToCore::InteractionDecisionAck(ack) => calls::receipt(tx, ack),

@@ -9,6 +9,8 @@
 //!   [`call`]: a call's document and what its states mean.
 //! - [`frames`]: the per-frame dispatch of a Run's frames; `native_items` (messages, reasoning,
 //!   commands, web searches) and `turns` (a Turn's binding and end) hold their rules.
+//! - [`subagents`]: a multi-agent Turn's children (Subagents, child Turns and Items) and the
+//!   root's coordination Items.
 //! - [`engine`]: Session locks and the commit rule (store, then state, then events, then
 //!   frames); `dispatch` (Turn dispatch, the queue, restart recovery) and `link_frames` (what
 //!   a Runtime link's frames do, link loss) add to it.
@@ -40,6 +42,7 @@ pub mod reservations;
 pub mod runtimes;
 mod shutdown;
 pub mod state;
+pub mod subagents;
 mod turns;
 pub mod update;
 pub mod workspace;

@@ -101,7 +101,7 @@ pub fn delta(live: &mut Live, d: Delta) -> Option<Value> {
 
 /// The public ID and output index of a native item, registering it on first sight.
 /// `None` without an active Turn.
-fn open_native(tx: &mut Tx, native_id: &str, kind: NativeKind) -> Option<(String, u64)> {
+pub(super) fn open_native(tx: &mut Tx, native_id: &str, kind: NativeKind) -> Option<(String, u64)> {
     let turn = tx.active()?;
     if let Some(item) = turn.native.get(native_id) {
         return Some((item.public_id.clone(), item.output_index));
@@ -125,7 +125,7 @@ fn open_native(tx: &mut Tx, native_id: &str, kind: NativeKind) -> Option<(String
 
 /// Publishes a native item's opening document as `item.added` and stores it (its position is
 /// its first observation).
-fn add_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str) {
+pub(super) fn add_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str) {
     let Some(item) = tx.active().and_then(|t| t.native.get_mut(native_id)) else {
         return;
     };
@@ -136,7 +136,7 @@ fn add_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str) {
 }
 
 /// Marks a native item done with its final document: stored and published as `item.done`.
-fn finish_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str) {
+pub(super) fn finish_native(tx: &mut Tx, native_id: &str, doc: Value, sid: &str, tid: &str) {
     let Some(turn) = tx.active() else { return };
     let Some(item) = turn.native.get_mut(native_id) else {
         return;

@@ -64,6 +64,9 @@ pub struct SessionDoc {
     /// The managed Environment failed to prepare (`sandbox_error`): no new input is taken.
     #[serde(default)]
     pub environment_failed: bool,
+    /// A multi-agent Session's Subagents (`session::subagents`).
+    #[serde(default)]
+    pub subagents: super::subagents::Subagents,
 }
 
 /// Pending input on an offline self-hosted Environment.
@@ -82,6 +85,8 @@ pub enum NativeKind {
     Command,
     WebSearch,
     McpCall,
+    /// A root coordination call (creating, messaging, waiting for or closing Subagents).
+    Coordination,
 }
 
 /// A Runtime item seen in this Turn, and the public Item it became.

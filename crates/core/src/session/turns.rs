@@ -72,6 +72,7 @@ pub fn settle(
         );
     }
     calls::settle_all(tx, &tid, &mut turn);
+    super::subagents::settle_children(tx, status);
 
     let usage = usage.or(turn.usage);
     turn.turn.status = status;
