@@ -263,6 +263,7 @@ pub(crate) mod tests {
             tool_search: false,
             execution_controls: ExecutionControls::default(),
             mcp_servers: vec![],
+            mcp_stdio_servers: vec![],
             harness_config: None,
             workspace: None,
         }

@@ -110,6 +110,7 @@ mod tests {
                 ..Default::default()
             },
             mcp_servers: vec![],
+            mcp_stdio_servers: vec![],
             harness_config: None,
             workspace: None,
         }

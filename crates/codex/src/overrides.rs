@@ -195,6 +195,7 @@ mod tests {
             tool_search: false,
             execution_controls: controls,
             mcp_servers: vec![],
+            mcp_stdio_servers: vec![],
             harness_config: None,
             workspace: None,
         }

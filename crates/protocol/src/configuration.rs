@@ -41,6 +41,9 @@ pub struct SessionConfiguration {
     pub execution_controls: ExecutionControls,
     /// The Session's HTTP MCP servers, in declared order ([`crate::mcp`]).
     pub mcp_servers: Vec<crate::mcp::McpServer>,
+    /// The Session's stdio MCP servers, in declared order; only on a workspace placement.
+    #[serde(default)]
+    pub mcp_stdio_servers: Vec<crate::mcp::McpStdioServer>,
     /// Harness-specific settings from `x_agents_core.harness_config`, null when none.
     pub harness_config: Option<Map<String, Value>>,
     /// The Session's workspace; null on `environment: none`.

@@ -49,6 +49,7 @@ fn configuration() -> SessionConfiguration {
             service_tier: Some(ServiceTier::Flex),
         },
         mcp_servers: vec![],
+        mcp_stdio_servers: vec![],
         harness_config: None,
         workspace: None,
     }

@@ -89,6 +89,15 @@ fn configuration() -> SessionConfiguration {
                 bearer: None,
             },
         ],
+        mcp_stdio_servers: vec![McpStdioServer {
+            server_label: "labio".into(),
+            command: "/usr/bin/labio".into(),
+            args: vec!["--stdio".into()],
+            cwd: "/workspace".into(),
+            env_vars: vec!["LAB_TOKEN".into()],
+            allowed_tools: Some(vec![]),
+            required: true,
+        }],
         harness_config: Some(Map::from_iter([("sandbox".to_owned(), json!("read-only"))])),
         workspace: None,
     }
