@@ -23,6 +23,7 @@ pub mod install;
 pub mod installer;
 pub mod local;
 pub mod locate;
+pub mod mcp_env;
 pub mod mcp_gateway;
 pub mod probe;
 pub mod registry;
