@@ -11,13 +11,21 @@
 //! natively) and fails the start when `required`. `allowed_tools` is the adapter's to enforce
 //! (claude has no per-server allowlist): every listed tool outside it goes to
 //! `--disallowedTools`, and `[]` disallows the whole server; null keeps every tool.
+//!
+//! Stdio servers are `{"type": "stdio", command, args}` entries of the same strict config:
+//! claude starts them in its own working directory, the workspace directory (admission makes
+//! `cwd` name it), with its whole process environment, which holds the Environment's values of
+//! their `env_vars` (the Runtime put them there); no value is written to the config. Their
+//! `allowed_tools` is null (admission), and their inventory is claude's own, so a stdio
+//! server's calls are recognized by its `mcp__<label>__` prefix.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use switchboard_protocol::{
-    AdapterError, AdapterEvent, McpCall, McpCallStatus, McpServer, SessionConfiguration,
+    AdapterError, AdapterEvent, McpCall, McpCallStatus, McpServer, McpStdioServer,
+    SessionConfiguration,
 };
 
 use crate::flags::FUNCTIONS_SERVER;
@@ -51,6 +59,29 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
             ));
         }
     }
+    validate_stdio(config)
+}
+
+/// Stdio servers: a label claude can name, and no `allowed_tools` list (claude cannot hide a
+/// stdio server's tools; admission already requires null).
+fn validate_stdio(config: &SessionConfiguration) -> Result<(), AdapterError> {
+    let invalid = |m: String| Err(AdapterError::InvalidConfiguration(m));
+    for server in &config.mcp_stdio_servers {
+        let label = &server.server_label;
+        let valid = !label.is_empty()
+            && label != FUNCTIONS_SERVER
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid {
+            return invalid(format!("claude cannot name an MCP server {label:?}"));
+        }
+        if server.allowed_tools.is_some() {
+            return invalid(format!(
+                "MCP server {label}: claude requires allowed_tools null on stdio servers"
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -61,14 +92,18 @@ pub struct McpPlan {
     pub servers: Vec<McpServer>,
     /// Native tool names hidden from the model (`--disallowedTools`).
     pub disallowed: Vec<String>,
-    /// Native tool name → (server label, the server's own tool name).
+    /// Native tool name → (server label, the server's own tool name); for a stdio server the
+    /// `mcp__<label>__` prefix → (label, "") ([`McpCalls`] takes the tool from the name).
     pub names: HashMap<String, (String, String)>,
+    /// The stdio servers claude starts itself.
+    pub stdio: Vec<McpStdioServer>,
 }
 
 impl McpPlan {
     /// Reads every server's inventory; fails only for a required server that did not answer.
     pub async fn prepare(config: &SessionConfiguration) -> Result<McpPlan, AdapterError> {
         let mut plan = McpPlan::default();
+        plan.add_stdio(&config.mcp_stdio_servers);
         if config.mcp_servers.is_empty() {
             return Ok(plan);
         }
@@ -111,6 +146,15 @@ impl McpPlan {
         Ok(plan)
     }
 
+    fn add_stdio(&mut self, servers: &[McpStdioServer]) {
+        for server in servers {
+            let label = &server.server_label;
+            self.names
+                .insert(stdio_prefix(label), (label.clone(), String::new()));
+            self.stdio.push(server.clone());
+        }
+    }
+
     /// Before every launch of claude (the first and each cold resume): each required server
     /// must answer, or the start fails with the Session's history untouched. claude itself
     /// would run on without it.
@@ -144,22 +188,22 @@ impl McpPlan {
                 });
                 (s.server_label.clone(), entry)
             })
+            .chain(self.stdio.iter().map(stdio_entry))
             .collect()
     }
 
     /// The `--allowedTools` rules that pre-approve the kept servers' tools.
     pub fn approvals(&self) -> Vec<String> {
-        self.servers
-            .iter()
-            .map(|s| server_rule(&s.server_label))
-            .collect()
+        let http = self.servers.iter().map(|s| &s.server_label);
+        let stdio = self.stdio.iter().map(|s| &s.server_label);
+        http.chain(stdio).map(|label| server_rule(label)).collect()
     }
 
     /// Adds the kept servers to the command line `flags` built: their entries in the
     /// `--mcp-config` JSON, their approvals in `--allowedTools`, and `--disallowedTools` when
     /// something is hidden.
     pub fn extend_arguments(&self, args: &mut Vec<String>) {
-        if self.servers.is_empty() {
+        if self.servers.is_empty() && self.stdio.is_empty() {
             return;
         }
         if let Some(at) = args.iter().position(|a| a == "--mcp-config")
@@ -190,6 +234,17 @@ fn client() -> Result<reqwest::Client, AdapterError> {
         .timeout(INVENTORY_TIMEOUT)
         .build()
         .map_err(|e| AdapterError::Launch(format!("no HTTP client for MCP: {e}")))
+}
+
+/// A stdio server's strict-config entry: no `env` (the values are in claude's environment)
+/// and no `cwd` (claude starts it in its own, the workspace directory).
+fn stdio_entry(server: &McpStdioServer) -> (String, Value) {
+    let entry = json!({"type": "stdio", "command": server.command, "args": server.args});
+    (server.server_label.clone(), entry)
+}
+
+fn stdio_prefix(label: &str) -> String {
+    format!("mcp__{label}__")
 }
 
 fn server_rule(label: &str) -> String {
@@ -325,6 +380,18 @@ impl McpCalls {
         }
     }
 
+    /// The declared server and tool a native name belongs to: an HTTP server's tool by its
+    /// exact name, a stdio server's by its label prefix (the tool is the rest of the name).
+    fn server_tool(&self, native: &str) -> Option<(String, String)> {
+        if let Some(found) = self.names.get(native) {
+            return (!found.1.is_empty()).then(|| found.clone());
+        }
+        self.names.iter().find_map(|(prefix, (label, tool))| {
+            let rest = native.strip_prefix(prefix.as_str())?;
+            (tool.is_empty() && !rest.is_empty()).then(|| (label.clone(), rest.to_owned()))
+        })
+    }
+
     /// The blocks of a root `assistant` message.
     pub fn assistant(&mut self, message: &Value, out: &mut Vec<AdapterEvent>) {
         for block in message["content"].as_array().into_iter().flatten() {
@@ -334,7 +401,7 @@ impl McpCalls {
             let (Some(id), Some(name)) = (block["id"].as_str(), block["name"].as_str()) else {
                 continue;
             };
-            let Some((label, tool)) = self.names.get(name) else {
+            let Some((label, tool)) = self.server_tool(name) else {
                 continue;
             };
             let call = McpCall {
