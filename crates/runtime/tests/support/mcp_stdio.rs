@@ -1,0 +1,100 @@
+//! Stdio MCP servers on workspace placements: the real `switchboard-mcp-fixture` server (rmcp),
+//! its JSONL record, and the Sessions that declare it.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use switchboard_protocol::McpStdioServer;
+use switchboard_protocol::workspace::{NetworkAccess, Workspace, WorkspacePlacement};
+
+/// The fixture's binary, built by the workspace build next to this test binary
+/// (`target/<profile>/`).
+pub fn fixture_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    // target/<profile>/deps/<test> → target/<profile>/switchboard-mcp-fixture
+    let profile_dir = exe.parent().and_then(Path::parent).unwrap();
+    let binary = profile_dir.join("switchboard-mcp-fixture");
+    assert!(
+        binary.is_file(),
+        "{} is missing: build it with `cargo build -p switchboard-mcp-fixture`",
+        binary.display()
+    );
+    binary
+}
+
+/// A stdio server running `command` with `--record <record>`, started in `cwd`.
+pub fn stdio_server(
+    label: &str,
+    command: &str,
+    record: &str,
+    cwd: &str,
+    env_vars: &[&str],
+) -> McpStdioServer {
+    McpStdioServer {
+        server_label: label.into(),
+        command: command.into(),
+        args: vec!["--record".into(), record.into()],
+        cwd: cwd.into(),
+        env_vars: env_vars.iter().map(|s| (*s).to_owned()).collect(),
+        allowed_tools: None,
+        required: true,
+    }
+}
+
+/// A self-hosted workspace: `directory` on this machine.
+pub fn self_hosted(environment_id: &str, directory: &Path) -> Workspace {
+    Workspace {
+        environment_id: environment_id.into(),
+        placement: WorkspacePlacement::SelfHosted,
+        directory: directory.canonicalize().unwrap().display().to_string(),
+        capability_directories: vec![],
+        network: NetworkAccess::Enabled,
+        env: BTreeMap::new(),
+        files: vec![],
+        setup_commands: vec![],
+    }
+}
+
+/// The fixture's record: one JSON value per line (none when it never started).
+pub fn record(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .map(|text| {
+            text.lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The working directories the fixture started in, in order.
+pub fn started_in(record: &[Value]) -> Vec<String> {
+    record
+        .iter()
+        .filter(|r| r["event"] == "start")
+        .map(|r| r["cwd"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The tools the fixture was called with, in order.
+pub fn tools_called(record: &[Value]) -> Vec<String> {
+    record
+        .iter()
+        .filter(|r| r["event"] == "tools/call")
+        .map(|r| r["tool"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Sets a variable of this test process (the self-hosted Runtime's own environment) before
+/// any other thread exists, then runs `body` on a fresh multi-threaded runtime.
+pub fn with_process_env(name: &str, value: &str, body: impl std::future::Future<Output = ()>) {
+    // SAFETY: called first in a synchronous test, before any thread of this process starts
+    // (nextest runs each test in its own process), so nothing reads the environment meanwhile.
+    unsafe { std::env::set_var(name, value) };
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(body);
+}
