@@ -98,3 +98,44 @@ pub fn with_process_env(name: &str, value: &str, body: impl std::future::Future<
         .unwrap()
         .block_on(body);
 }
+
+/// A Runtime running `harness` from `binary` that can place managed workspaces (with the
+/// sandbox relay of this build).
+pub fn managed_runtime(
+    harness: switchboard_protocol::configuration::HarnessId,
+    binary: PathBuf,
+    state: &Path,
+) -> switchboard_runtime::LocalRuntime {
+    let locator = switchboard_runtime::Locator::new(state).with_explicit(harness, binary);
+    let options = super::runtime_options(state);
+    switchboard_runtime::LocalRuntime::start(
+        std::sync::Arc::new(switchboard_runtime::Registry::standard(locator)),
+        options,
+    )
+}
+
+/// A managed workspace of `environment_id` whose `files` carry the fixture binary to
+/// `/workspace/<name>` and whose setup makes it executable: the sandbox sees nothing of the
+/// host build, so the server ships with the Environment, as a user's would.
+pub fn managed_with_fixture(
+    environment_id: &str,
+    network: NetworkAccess,
+    env: &[(&str, &str)],
+) -> Workspace {
+    use base64::Engine;
+    let bytes = std::fs::read(fixture_binary()).unwrap();
+    let mut workspace = super::workspace::managed(environment_id, network);
+    workspace.env = env
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    workspace.files = vec![switchboard_protocol::workspace::WorkspaceFile {
+        path: format!("/workspace/{FIXTURE_NAME}"),
+        data: base64::engine::general_purpose::STANDARD.encode(bytes),
+    }];
+    workspace.setup_commands = vec![super::workspace::setup(&format!("chmod +x {FIXTURE_NAME}"))];
+    workspace
+}
+
+/// The fixture's file name in a managed workspace.
+pub const FIXTURE_NAME: &str = "switchboard-mcp-fixture";
