@@ -264,6 +264,7 @@ pub(crate) mod tests {
             execution_controls: ExecutionControls::default(),
             mcp_servers: vec![],
             mcp_stdio_servers: vec![],
+            mcp_environment_servers: vec![],
             harness_config: None,
             workspace: None,
         }

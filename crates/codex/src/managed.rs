@@ -111,6 +111,7 @@ mod tests {
             },
             mcp_servers: vec![],
             mcp_stdio_servers: vec![],
+            mcp_environment_servers: vec![],
             harness_config: None,
             workspace: None,
         }

@@ -196,6 +196,7 @@ mod tests {
             execution_controls: controls,
             mcp_servers: vec![],
             mcp_stdio_servers: vec![],
+            mcp_environment_servers: vec![],
             harness_config: None,
             workspace: None,
         }

@@ -1,6 +1,9 @@
 //! MCP servers in the Session configuration, and the `mcp_call` observation.
 //!
-//! [`McpServer`]s are HTTP servers of `connection_origin: service` (on `environment: none`).
+//! [`McpServer`]s are HTTP servers: of `connection_origin: service` in `mcp_servers` (on
+//! `environment: none`, served through the gateway below), or of `environment` origin in
+//! `mcp_environment_servers` (on a workspace placement; the harness connects to them from the
+//! workspace with their own URL and headers, never relocated, so they take no bearer).
 //! [`McpStdioServer`]s run as processes of the Session's workspace (stdio is always
 //! `environment` origin); only the names of their `env_vars` travel here, never values.
 //!
@@ -15,7 +18,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// One HTTP MCP server of the Session.
+/// One HTTP MCP server of the Session (service or environment origin, by the list it is in).
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpServer {

@@ -50,6 +50,7 @@ fn configuration() -> SessionConfiguration {
         },
         mcp_servers: vec![],
         mcp_stdio_servers: vec![],
+        mcp_environment_servers: vec![],
         harness_config: None,
         workspace: None,
     }

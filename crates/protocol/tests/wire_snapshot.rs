@@ -89,6 +89,14 @@ fn configuration() -> SessionConfiguration {
                 bearer: None,
             },
         ],
+        mcp_environment_servers: vec![McpServer {
+            server_label: "wiki".into(),
+            server_url: "http://127.0.0.1:8931/mcp".into(),
+            headers: Map::from_iter([("X-Team".to_owned(), json!("docs"))]),
+            allowed_tools: None,
+            required: false,
+            bearer: None,
+        }],
         mcp_stdio_servers: vec![McpStdioServer {
             server_label: "labio".into(),
             command: "/usr/bin/labio".into(),

@@ -576,6 +576,7 @@ impl Bench<'_> {
             execution_controls: ExecutionControls::default(),
             mcp_servers: vec![],
             mcp_stdio_servers: vec![],
+            mcp_environment_servers: vec![],
             harness_config: None,
             workspace: None,
         }

@@ -51,6 +51,7 @@ pub fn configuration(
         execution_controls: controls,
         mcp_servers: vec![],
         mcp_stdio_servers: vec![],
+        mcp_environment_servers: vec![],
         harness_config: None,
         workspace: None,
     }

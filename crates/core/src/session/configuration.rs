@@ -5,8 +5,8 @@
 //! applies: an absent option keeps the harness's native behaviour.
 
 use switchboard_execution::{
-    McpTransport, ModelProvider, ResolvedAgent, ServiceTier, SessionSnapshot, TextFormat, Tool,
-    Verbosity,
+    ConnectionOrigin, McpTransport, ModelProvider, ResolvedAgent, ServiceTier, SessionSnapshot,
+    TextFormat, Tool, Verbosity,
 };
 use switchboard_protocol::configuration::{
     ExecutionControls, FunctionToolSpec, ModelProviderConfig, OutputFormat,
@@ -94,7 +94,8 @@ pub fn configuration(snap: &SessionSnapshot, provider: &ModelProvider) -> Sessio
             .collect(),
         tool_search: snap.has_tool_search(),
         execution_controls: controls,
-        mcp_servers: mcp_servers(snap),
+        mcp_servers: mcp_servers(snap, ConnectionOrigin::Service),
+        mcp_environment_servers: mcp_servers(snap, ConnectionOrigin::Environment),
         mcp_stdio_servers: mcp_stdio_servers(snap),
         harness_config: snap.harness_config.clone(),
         workspace: None,
@@ -115,11 +116,14 @@ pub fn with_workspace(
     Ok(config)
 }
 
-/// The snapshot's HTTP MCP servers in declared order, anonymous. A server with a Vault
-/// credential gets its bearer from the credential selection frozen at create, which fills
-/// `bearer` before dispatch; stdio servers are in [`mcp_stdio_servers`].
-pub fn mcp_servers(snap: &SessionSnapshot) -> Vec<McpServer> {
+/// The snapshot's HTTP MCP servers of `origin` in declared order, anonymous. A server with a
+/// Vault credential gets its bearer from the credential selection frozen at create, which
+/// fills `bearer` before dispatch; stdio servers are in [`mcp_stdio_servers`]. The origin is
+/// kept through to the Runtime (never relocated): service-origin servers go through its
+/// credential gateway, environment-origin ones are reached from the workspace.
+pub fn mcp_servers(snap: &SessionSnapshot, origin: ConnectionOrigin) -> Vec<McpServer> {
     snap.mcp_servers()
+        .filter(|(_, server)| server.connection_origin == origin)
         .filter_map(|(_, server)| match &server.transport {
             McpTransport::Http {
                 server_url,

@@ -113,6 +113,7 @@ pub fn configuration(
         execution_controls: ExecutionControls::default(),
         mcp_servers: servers,
         mcp_stdio_servers: vec![],
+        mcp_environment_servers: vec![],
         harness_config: None,
         workspace: None,
     }

@@ -105,6 +105,7 @@ pub fn configuration(base_url: &str, functions: Vec<FunctionToolSpec>) -> Sessio
         execution_controls: ExecutionControls::default(),
         mcp_servers: vec![],
         mcp_stdio_servers: vec![],
+        mcp_environment_servers: vec![],
         harness_config: None,
         workspace: None,
     }
