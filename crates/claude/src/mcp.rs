@@ -12,6 +12,10 @@
 //! (claude has no per-server allowlist): every listed tool outside it goes to
 //! `--disallowedTools`, and `[]` disallows the whole server; null keeps every tool.
 //!
+//! Environment-origin HTTP servers keep their own URL and declared headers (non-secret; no
+//! bearer): claude connects to them from the workspace, and the adapter reads their inventory
+//! from the same machine with the same headers.
+//!
 //! Stdio servers are `{"type": "stdio", command, args}` entries of the same strict config:
 //! claude starts them in its own working directory, the workspace directory (admission makes
 //! `cwd` name it), with its whole process environment, which holds the Environment's values of
@@ -59,7 +63,44 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
             ));
         }
     }
+    validate_environment(config)?;
     validate_stdio(config)
+}
+
+/// Environment-origin servers: a label claude can name, no bearer, and no `${` in the URL or
+/// a header value (claude would expand it from its environment).
+fn validate_environment(config: &SessionConfiguration) -> Result<(), AdapterError> {
+    let invalid = |m: String| Err(AdapterError::InvalidConfiguration(m));
+    for server in &config.mcp_environment_servers {
+        let label = &server.server_label;
+        if server.bearer.is_some() {
+            return invalid(format!(
+                "MCP server {label}: a credential reaches claude only through the Runtime's credential gateway"
+            ));
+        }
+        if !valid_label(label) {
+            return invalid(format!("claude cannot name an MCP server {label:?}"));
+        }
+        let expands = server.server_url.contains("${")
+            || server
+                .headers
+                .values()
+                .any(|v| v.as_str().is_none_or(|v| v.contains("${")));
+        if expands {
+            return invalid(format!(
+                "MCP server {label}: claude rejects ${{ in server_url and header values"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn valid_label(label: &str) -> bool {
+    !label.is_empty()
+        && label != FUNCTIONS_SERVER
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// Stdio servers: a label claude can name, and no `allowed_tools` list (claude cannot hide a
@@ -104,13 +145,14 @@ impl McpPlan {
     pub async fn prepare(config: &SessionConfiguration) -> Result<McpPlan, AdapterError> {
         let mut plan = McpPlan::default();
         plan.add_stdio(&config.mcp_stdio_servers);
-        if config.mcp_servers.is_empty() {
+        if config.mcp_servers.is_empty() && config.mcp_environment_servers.is_empty() {
             return Ok(plan);
         }
         let client = client()?;
-        for server in &config.mcp_servers {
+        let servers = config.mcp_servers.iter();
+        for server in servers.chain(config.mcp_environment_servers.iter()) {
             let label = &server.server_label;
-            let tools = match inventory(&client, &server.server_url).await {
+            let tools = match inventory(&client, &server.server_url, &server.headers).await {
                 Ok(tools) => tools,
                 Err(reason) if server.required => {
                     return Err(AdapterError::Launch(format!(
@@ -165,7 +207,7 @@ impl McpPlan {
         }
         let client = client()?;
         for server in required {
-            if let Err(reason) = inventory(&client, &server.server_url).await {
+            if let Err(reason) = inventory(&client, &server.server_url, &server.headers).await {
                 return Err(AdapterError::Launch(format!(
                     "required MCP server {} did not initialize: {reason}",
                     server.server_label
@@ -180,12 +222,11 @@ impl McpPlan {
         self.servers
             .iter()
             .map(|s| {
-                let entry = json!({
-                    "type": "http",
-                    "url": s.server_url,
-                    // Blank, so claude never attaches an OAuth token of its own.
-                    "headers": {"Authorization": ""},
-                });
+                // Blank, so claude never attaches an OAuth token of its own; then the
+                // declared headers (only environment-origin servers keep any).
+                let mut headers = Map::from_iter([("Authorization".to_owned(), json!(""))]);
+                headers.extend(s.headers.clone());
+                let entry = json!({"type": "http", "url": s.server_url, "headers": headers});
                 (s.server_label.clone(), entry)
             })
             .chain(self.stdio.iter().map(stdio_entry))
@@ -266,15 +307,19 @@ pub fn native_tool_name(label: &str, tool: &str) -> String {
 }
 
 /// `initialize`, `notifications/initialized`, `tools/list` (with pagination) on one server.
-async fn inventory(client: &reqwest::Client, url: &str) -> Result<Vec<String>, String> {
+async fn inventory(
+    client: &reqwest::Client,
+    url: &str,
+    headers: &Map<String, Value>,
+) -> Result<Vec<String>, String> {
     let mut session: Option<String> = None;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "switchboard", "version": env!("CARGO_PKG_VERSION")},
     }});
-    rpc(client, url, &mut session, &init).await?;
+    rpc(client, url, headers, &mut session, &init).await?;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    rpc(client, url, &mut session, &initialized).await?;
+    rpc(client, url, headers, &mut session, &initialized).await?;
     let mut tools = Vec::new();
     let mut cursor: Option<Value> = None;
     for id in 2..100 {
@@ -283,7 +328,7 @@ async fn inventory(client: &reqwest::Client, url: &str) -> Result<Vec<String>, S
             params["cursor"] = c;
         }
         let list = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
-        let result = rpc(client, url, &mut session, &list)
+        let result = rpc(client, url, headers, &mut session, &list)
             .await?
             .ok_or("tools/list had no result")?;
         for tool in result["tools"].as_array().into_iter().flatten() {
@@ -298,8 +343,11 @@ async fn inventory(client: &reqwest::Client, url: &str) -> Result<Vec<String>, S
     }
     if let Some(id) = &session {
         // Closing our inventory session is a courtesy; claude opens its own.
-        let _ = client
-            .delete(url)
+        let mut delete = client.delete(url);
+        for (name, value) in headers {
+            delete = delete.header(name.as_str(), value.as_str().unwrap_or_default());
+        }
+        let _ = delete
             .header("Authorization", "")
             .header("mcp-session-id", id)
             .send()
@@ -312,11 +360,15 @@ async fn inventory(client: &reqwest::Client, url: &str) -> Result<Vec<String>, S
 async fn rpc(
     client: &reqwest::Client,
     url: &str,
+    headers: &Map<String, Value>,
     session: &mut Option<String>,
     message: &Value,
 ) -> Result<Option<Value>, String> {
-    let mut request = client
-        .post(url)
+    let mut request = client.post(url);
+    for (name, value) in headers {
+        request = request.header(name.as_str(), value.as_str().unwrap_or_default());
+    }
+    let mut request = request
         .header("Authorization", "")
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")

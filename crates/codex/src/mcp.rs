@@ -9,6 +9,9 @@
 //! `default_tools_approval_mode = "approve"` (under `approvalPolicy: never` codex refuses an
 //! MCP call that needs approval and tells the model so).
 //!
+//! Environment-origin HTTP servers join it with their own `url` and declared `http_headers`
+//! (non-secret; they never carry a bearer): codex connects to them from the workspace.
+//!
 //! Stdio servers join the same table with `command`, `args`, `cwd` and `env_vars`: codex starts
 //! them in the workspace (inside the sandbox on a managed one) with its restricted native
 //! environment plus the variables `env_vars` names, which it reads from its own process
@@ -19,7 +22,8 @@
 
 use serde_json::Value;
 use switchboard_protocol::{
-    AdapterError, AdapterEvent, McpCall, McpCallStatus, McpStdioServer, SessionConfiguration,
+    AdapterError, AdapterEvent, McpCall, McpCallStatus, McpServer, McpStdioServer,
+    SessionConfiguration,
 };
 
 use crate::overrides::toml_string;
@@ -39,6 +43,15 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
             ));
         }
         validate_label(label)?;
+    }
+    for server in &config.mcp_environment_servers {
+        if server.bearer.is_some() {
+            return invalid(format!(
+                "MCP server {}: a credential reaches codex only through the Runtime's credential gateway",
+                server.server_label
+            ));
+        }
+        validate_label(&server.server_label)?;
     }
     for server in &config.mcp_stdio_servers {
         validate_label(&server.server_label)?;
@@ -64,9 +77,10 @@ fn validate_label(label: &str) -> Result<(), AdapterError> {
 
 /// The `-c` override that declares every server; none without servers.
 pub fn overrides(config: &SessionConfiguration) -> Vec<String> {
-    if config.mcp_servers.is_empty() && config.mcp_stdio_servers.is_empty() {
+    if !declares_servers(config) {
         return Vec::new();
     }
+    let environment = config.mcp_environment_servers.iter().map(environment_table);
     let http = config.mcp_servers.iter().map(|server| {
         let url = format!("url={}", toml_string(&server.server_url));
         table(
@@ -77,7 +91,7 @@ pub fn overrides(config: &SessionConfiguration) -> Vec<String> {
         )
     });
     let stdio = config.mcp_stdio_servers.iter().map(stdio_table);
-    let tables: Vec<String> = http.chain(stdio).collect();
+    let tables: Vec<String> = http.chain(environment).chain(stdio).collect();
     vec![format!("mcp_servers={{{}}}", tables.join(","))]
 }
 
@@ -94,6 +108,37 @@ fn table(
         fields.push(format!("enabled_tools={}", toml_strings(tools)));
     }
     format!("{}={{{}}}", toml_string(label), fields.join(","))
+}
+
+/// Whether the Session declares any MCP server.
+fn declares_servers(config: &SessionConfiguration) -> bool {
+    !(config.mcp_servers.is_empty()
+        && config.mcp_environment_servers.is_empty()
+        && config.mcp_stdio_servers.is_empty())
+}
+
+/// An environment-origin server's table: its own `url` and its declared headers.
+fn environment_table(server: &McpServer) -> String {
+    let mut fields = vec![format!("url={}", toml_string(&server.server_url))];
+    if !server.headers.is_empty() {
+        let headers: Vec<String> = server
+            .headers
+            .iter()
+            .map(|(name, value)| {
+                let value = value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_owned);
+                format!("{}={}", toml_string(name), toml_string(&value))
+            })
+            .collect();
+        fields.push(format!("http_headers={{{}}}", headers.join(",")));
+    }
+    table(
+        &server.server_label,
+        fields,
+        server.required,
+        &server.allowed_tools,
+    )
 }
 
 /// A stdio server's table: `command`, `args`, `cwd` and the names in `env_vars`.
@@ -124,7 +169,7 @@ pub async fn verify(
     connection: &crate::jsonrpc::Connection,
     config: &SessionConfiguration,
 ) -> Result<(), AdapterError> {
-    if config.mcp_servers.is_empty() && config.mcp_stdio_servers.is_empty() {
+    if !declares_servers(config) {
         return Ok(());
     }
     let loaded = connection
@@ -140,7 +185,9 @@ pub async fn verify(
 
 /// [`verify`]'s comparison of a `config/read` result with the declared servers.
 fn check_loaded(loaded: &Value, config: &SessionConfiguration) -> Result<(), AdapterError> {
-    for server in &config.mcp_servers {
+    let http = config.mcp_servers.iter().map(|s| (s, false));
+    let environment = config.mcp_environment_servers.iter().map(|s| (s, true));
+    for (server, own_headers) in http.chain(environment) {
         let label = &server.server_label;
         let native = loaded
             .pointer("/config/mcp_servers")
@@ -164,7 +211,14 @@ fn check_loaded(loaded: &Value, config: &SessionConfiguration) -> Result<(), Ada
                 .get(k)
                 .is_none_or(|v| v.is_null() || v.as_object().is_some_and(|o| o.is_empty()))
         };
-        if !no_headers("http_headers") || !no_headers("env_http_headers") {
+        // Through the gateway codex sends no header of its own; from the workspace exactly
+        // the declared ones.
+        let headers_kept = if own_headers && !server.headers.is_empty() {
+            native.get("http_headers").and_then(Value::as_object) == Some(&server.headers)
+        } else {
+            no_headers("http_headers")
+        };
+        if !headers_kept || !no_headers("env_http_headers") {
             return mismatch("headers");
         }
         if !keeps_enabled_tools(&native, &server.allowed_tools) {
@@ -314,7 +368,6 @@ pub fn result_text(result: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-    use switchboard_protocol::McpServer;
 
     fn declared(allowed: Option<Vec<String>>) -> SessionConfiguration {
         let mut config: SessionConfiguration = serde_json::from_value(json!({
@@ -433,6 +486,26 @@ mod tests {
             assert!(m.contains(what) && m.contains("labio"), "{m}");
         }
         assert!(check_loaded(&json!({"config": {"mcp_servers": {}}}), &config).is_err());
+    }
+
+    #[test]
+    fn an_environment_server_keeps_its_own_url_and_headers() {
+        let mut config = declared(None);
+        let mut server = config.mcp_servers.remove(0);
+        server.server_url = "http://127.0.0.1:7/mcp".into();
+        server.headers = serde_json::Map::from_iter([("X-Team".to_owned(), json!("docs"))]);
+        config.mcp_environment_servers = vec![server];
+        assert_eq!(
+            overrides(&config),
+            vec![
+                r#"mcp_servers={"lab"={url="http://127.0.0.1:7/mcp",http_headers={"X-Team"="docs"},required=false,default_tools_approval_mode="approve"}}"#
+            ]
+        );
+        let loaded = |headers: serde_json::Value| json!({"config": {"mcp_servers": {"lab": {"url": "http://127.0.0.1:7/mcp", "http_headers": headers}}}});
+        assert!(check_loaded(&loaded(json!({"X-Team": "docs"})), &config).is_ok());
+        for changed in [json!({"X-Team": "other"}), json!(null), json!({})] {
+            assert!(check_loaded(&loaded(changed), &config).is_err());
+        }
     }
 
     #[test]

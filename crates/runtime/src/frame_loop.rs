@@ -304,6 +304,12 @@ impl Loop {
                     .await;
             }
         };
+        if let Err(message) = crate::mcp_environment::check(&configuration) {
+            let error = (crate::mcp_environment::CODE, message);
+            return self
+                .preparation(&session_id, PreparationState::Failed, Some(error))
+                .await;
+        }
         // The harness sees only the gateway's URLs (crate::mcp_gateway): no bearer reaches it.
         let (configuration, gateway) = match McpGateway::start(configuration).await {
             Ok(started) => started,

@@ -139,3 +139,58 @@ pub fn managed_with_fixture(
 
 /// The fixture's file name in a managed workspace.
 pub const FIXTURE_NAME: &str = "switchboard-mcp-fixture";
+
+/// The fixture serving streamable HTTP on a loopback port, recording to `record`; it stops
+/// when dropped.
+pub struct HttpFixture {
+    pub url: String,
+    _child: tokio::process::Child,
+}
+
+impl HttpFixture {
+    pub async fn start(record: &Path) -> HttpFixture {
+        use tokio::io::AsyncBufReadExt;
+        let mut child = tokio::process::Command::new(fixture_binary())
+            .args(["--http", "127.0.0.1:0", "--record"])
+            .arg(record)
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = tokio::io::BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(super::WAIT, lines.next_line())
+            .await
+            .expect("the fixture listens in time")
+            .unwrap()
+            .expect("the fixture printed its address");
+        let addr = line.strip_prefix("listening ").expect("a listening line");
+        HttpFixture {
+            url: format!("http://{addr}/mcp"),
+            _child: child,
+        }
+    }
+}
+
+/// The headers of each HTTP request the fixture recorded.
+pub fn http_headers(record: &[Value]) -> Vec<serde_json::Map<String, Value>> {
+    record
+        .iter()
+        .filter(|r| r["event"] == "http")
+        .map(|r| r["headers"].as_object().unwrap().clone())
+        .collect()
+}
+
+/// The processes whose command line holds `needle`.
+pub fn command_lines_with(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(bytes) = std::fs::read(entry.path().join("cmdline")) {
+            let line = String::from_utf8_lossy(&bytes).replace('\0', " ");
+            if line.contains(needle) {
+                found.push(line);
+            }
+        }
+    }
+    found
+}
