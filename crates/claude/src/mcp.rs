@@ -217,6 +217,65 @@ impl McpPlan {
         Ok(())
     }
 
+    /// After each launch: claude connects stdio servers itself, so the adapter asks it
+    /// (`mcp_status`) until every required stdio server is connected, and fails the start when
+    /// one failed or is still not connected after [`INVENTORY_TIMEOUT`]. An optional one that
+    /// failed is left out by claude, and the Turn runs without its tools.
+    pub async fn check_required_stdio(
+        &self,
+        connection: &crate::stream::Connection,
+    ) -> Result<(), AdapterError> {
+        let required: Vec<&str> = self
+            .stdio
+            .iter()
+            .filter(|s| s.required)
+            .map(|s| s.server_label.as_str())
+            .collect();
+        if required.is_empty() {
+            return Ok(());
+        }
+        let deadline = tokio::time::Instant::now() + INVENTORY_TIMEOUT;
+        loop {
+            let status = connection
+                .request(json!({"subtype": "mcp_status"}), INVENTORY_TIMEOUT)
+                .await
+                .map_err(|e| AdapterError::Launch(format!("claude's MCP status: {e}")))?;
+            let of = |label: &str| {
+                status["mcpServers"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|s| s["name"] == label)
+                    .and_then(|s| s["status"].as_str())
+                    .unwrap_or("pending")
+                    .to_owned()
+            };
+            let mut waiting = false;
+            for label in &required {
+                match of(label).as_str() {
+                    "connected" => {}
+                    "pending" => waiting = true,
+                    other => {
+                        return Err(AdapterError::Launch(format!(
+                            "required MCP server {label} did not initialize: claude reports it {other}"
+                        )));
+                    }
+                }
+            }
+            if !waiting {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(AdapterError::Launch(format!(
+                    "required MCP server {} did not initialize in time",
+                    required.join(", ")
+                )));
+            }
+            // claude offers no notification when a server connects: ask again shortly.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// `--mcp-config` entries for the kept servers.
     pub fn config_entries(&self) -> Map<String, Value> {
         self.servers
