@@ -80,6 +80,10 @@ pub fn spawn(
     if let Some(sandbox) = sandbox {
         command.envs(sandbox.env.iter().map(|(k, v)| (k, v)));
     }
+    if let Some(placement) = placement {
+        command.envs(placement.mcp_env.iter().map(|(k, v)| (k, v)));
+    }
+    // The adapter's own variables (HOME, the provider key…) come last and win.
     configure(&mut command);
     // Inside a sandbox the wrapper sets the working directory; the host side needs one that
     // exists, and the state dir's is always there.

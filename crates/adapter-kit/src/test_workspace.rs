@@ -45,6 +45,7 @@ pub fn self_hosted(workspace: &Path) -> ProcessPlacement {
     ProcessPlacement {
         work_dir: workspace.canonicalize().unwrap(),
         sandbox: None,
+        mcp_env: vec![],
     }
 }
 
@@ -79,6 +80,7 @@ pub fn sandboxed(workspace: &Path, state_dir: &Path, binary: &Path) -> ProcessPl
             wrapper,
             env: vec![],
         }),
+        mcp_env: vec![],
     }
 }
 

@@ -98,6 +98,10 @@ impl Inner {
         )
         .await
         .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        if let Err(error) = self.mcp.check_required_stdio(&process.connection).await {
+            process.shutdown().await;
+            return Err(error);
+        }
         slot.install(process);
         Ok(())
     }

@@ -273,6 +273,8 @@ pub(crate) mod tests {
             tool_search: false,
             execution_controls: ExecutionControls::default(),
             mcp_servers: vec![],
+            mcp_stdio_servers: vec![],
+            mcp_environment_servers: vec![],
             harness_config: None,
             workspace: None,
         }

@@ -11,13 +11,25 @@
 //! natively) and fails the start when `required`. `allowed_tools` is the adapter's to enforce
 //! (claude has no per-server allowlist): every listed tool outside it goes to
 //! `--disallowedTools`, and `[]` disallows the whole server; null keeps every tool.
+//!
+//! Environment-origin HTTP servers keep their own URL and declared headers (non-secret; no
+//! bearer): claude connects to them from the workspace, and the adapter reads their inventory
+//! from the same machine with the same headers.
+//!
+//! Stdio servers are `{"type": "stdio", command, args}` entries of the same strict config:
+//! claude starts them in its own working directory, the workspace directory (admission makes
+//! `cwd` name it), with its whole process environment, which holds the Environment's values of
+//! their `env_vars` (the Runtime put them there); no value is written to the config. Their
+//! `allowed_tools` is null (admission), and their inventory is claude's own, so a stdio
+//! server's calls are recognized by its `mcp__<label>__` prefix.
 
 use std::collections::HashMap;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use switchboard_protocol::{
-    AdapterError, AdapterEvent, McpCall, McpCallStatus, McpServer, SessionConfiguration,
+    AdapterError, AdapterEvent, McpCall, McpCallStatus, McpServer, McpStdioServer,
+    SessionConfiguration,
 };
 
 use crate::flags::FUNCTIONS_SERVER;
@@ -51,6 +63,66 @@ pub fn validate(config: &SessionConfiguration) -> Result<(), AdapterError> {
             ));
         }
     }
+    validate_environment(config)?;
+    validate_stdio(config)
+}
+
+/// Environment-origin servers: a label claude can name, no bearer, and no `${` in the URL or
+/// a header value (claude would expand it from its environment).
+fn validate_environment(config: &SessionConfiguration) -> Result<(), AdapterError> {
+    let invalid = |m: String| Err(AdapterError::InvalidConfiguration(m));
+    for server in &config.mcp_environment_servers {
+        let label = &server.server_label;
+        if server.bearer.is_some() {
+            return invalid(format!(
+                "MCP server {label}: a credential reaches claude only through the Runtime's credential gateway"
+            ));
+        }
+        if !valid_label(label) {
+            return invalid(format!("claude cannot name an MCP server {label:?}"));
+        }
+        let expands = server.server_url.contains("${")
+            || server
+                .headers
+                .values()
+                .any(|v| v.as_str().is_none_or(|v| v.contains("${")));
+        if expands {
+            return invalid(format!(
+                "MCP server {label}: claude rejects ${{ in server_url and header values"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn valid_label(label: &str) -> bool {
+    !label.is_empty()
+        && label != FUNCTIONS_SERVER
+        && label
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Stdio servers: a label claude can name, and no `allowed_tools` list (claude cannot hide a
+/// stdio server's tools; admission already requires null).
+fn validate_stdio(config: &SessionConfiguration) -> Result<(), AdapterError> {
+    let invalid = |m: String| Err(AdapterError::InvalidConfiguration(m));
+    for server in &config.mcp_stdio_servers {
+        let label = &server.server_label;
+        let valid = !label.is_empty()
+            && label != FUNCTIONS_SERVER
+            && label
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid {
+            return invalid(format!("claude cannot name an MCP server {label:?}"));
+        }
+        if server.allowed_tools.is_some() {
+            return invalid(format!(
+                "MCP server {label}: claude requires allowed_tools null on stdio servers"
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -61,21 +133,26 @@ pub struct McpPlan {
     pub servers: Vec<McpServer>,
     /// Native tool names hidden from the model (`--disallowedTools`).
     pub disallowed: Vec<String>,
-    /// Native tool name → (server label, the server's own tool name).
+    /// Native tool name → (server label, the server's own tool name); for a stdio server the
+    /// `mcp__<label>__` prefix → (label, "") ([`McpCalls`] takes the tool from the name).
     pub names: HashMap<String, (String, String)>,
+    /// The stdio servers claude starts itself.
+    pub stdio: Vec<McpStdioServer>,
 }
 
 impl McpPlan {
     /// Reads every server's inventory; fails only for a required server that did not answer.
     pub async fn prepare(config: &SessionConfiguration) -> Result<McpPlan, AdapterError> {
         let mut plan = McpPlan::default();
-        if config.mcp_servers.is_empty() {
+        plan.add_stdio(&config.mcp_stdio_servers);
+        if config.mcp_servers.is_empty() && config.mcp_environment_servers.is_empty() {
             return Ok(plan);
         }
         let client = client()?;
-        for server in &config.mcp_servers {
+        let servers = config.mcp_servers.iter();
+        for server in servers.chain(config.mcp_environment_servers.iter()) {
             let label = &server.server_label;
-            let tools = match inventory(&client, &server.server_url).await {
+            let tools = match inventory(&client, &server.server_url, &server.headers).await {
                 Ok(tools) => tools,
                 Err(reason) if server.required => {
                     return Err(AdapterError::Launch(format!(
@@ -111,6 +188,15 @@ impl McpPlan {
         Ok(plan)
     }
 
+    fn add_stdio(&mut self, servers: &[McpStdioServer]) {
+        for server in servers {
+            let label = &server.server_label;
+            self.names
+                .insert(stdio_prefix(label), (label.clone(), String::new()));
+            self.stdio.push(server.clone());
+        }
+    }
+
     /// Before every launch of claude (the first and each cold resume): each required server
     /// must answer, or the start fails with the Session's history untouched. claude itself
     /// would run on without it.
@@ -121,7 +207,7 @@ impl McpPlan {
         }
         let client = client()?;
         for server in required {
-            if let Err(reason) = inventory(&client, &server.server_url).await {
+            if let Err(reason) = inventory(&client, &server.server_url, &server.headers).await {
                 return Err(AdapterError::Launch(format!(
                     "required MCP server {} did not initialize: {reason}",
                     server.server_label
@@ -131,35 +217,93 @@ impl McpPlan {
         Ok(())
     }
 
+    /// After each launch: claude connects stdio servers itself, so the adapter asks it
+    /// (`mcp_status`) until every required stdio server is connected, and fails the start when
+    /// one failed or is still not connected after [`INVENTORY_TIMEOUT`]. An optional one that
+    /// failed is left out by claude, and the Turn runs without its tools.
+    pub async fn check_required_stdio(
+        &self,
+        connection: &crate::stream::Connection,
+    ) -> Result<(), AdapterError> {
+        let required: Vec<&str> = self
+            .stdio
+            .iter()
+            .filter(|s| s.required)
+            .map(|s| s.server_label.as_str())
+            .collect();
+        if required.is_empty() {
+            return Ok(());
+        }
+        let deadline = tokio::time::Instant::now() + INVENTORY_TIMEOUT;
+        loop {
+            let status = connection
+                .request(json!({"subtype": "mcp_status"}), INVENTORY_TIMEOUT)
+                .await
+                .map_err(|e| AdapterError::Launch(format!("claude's MCP status: {e}")))?;
+            let of = |label: &str| {
+                status["mcpServers"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|s| s["name"] == label)
+                    .and_then(|s| s["status"].as_str())
+                    .unwrap_or("pending")
+                    .to_owned()
+            };
+            let mut waiting = false;
+            for label in &required {
+                match of(label).as_str() {
+                    "connected" => {}
+                    "pending" => waiting = true,
+                    other => {
+                        return Err(AdapterError::Launch(format!(
+                            "required MCP server {label} did not initialize: claude reports it {other}"
+                        )));
+                    }
+                }
+            }
+            if !waiting {
+                return Ok(());
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(AdapterError::Launch(format!(
+                    "required MCP server {} did not initialize in time",
+                    required.join(", ")
+                )));
+            }
+            // claude offers no notification when a server connects: ask again shortly.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// `--mcp-config` entries for the kept servers.
     pub fn config_entries(&self) -> Map<String, Value> {
         self.servers
             .iter()
             .map(|s| {
-                let entry = json!({
-                    "type": "http",
-                    "url": s.server_url,
-                    // Blank, so claude never attaches an OAuth token of its own.
-                    "headers": {"Authorization": ""},
-                });
+                // Blank, so claude never attaches an OAuth token of its own; then the
+                // declared headers (only environment-origin servers keep any).
+                let mut headers = Map::from_iter([("Authorization".to_owned(), json!(""))]);
+                headers.extend(s.headers.clone());
+                let entry = json!({"type": "http", "url": s.server_url, "headers": headers});
                 (s.server_label.clone(), entry)
             })
+            .chain(self.stdio.iter().map(stdio_entry))
             .collect()
     }
 
     /// The `--allowedTools` rules that pre-approve the kept servers' tools.
     pub fn approvals(&self) -> Vec<String> {
-        self.servers
-            .iter()
-            .map(|s| server_rule(&s.server_label))
-            .collect()
+        let http = self.servers.iter().map(|s| &s.server_label);
+        let stdio = self.stdio.iter().map(|s| &s.server_label);
+        http.chain(stdio).map(|label| server_rule(label)).collect()
     }
 
     /// Adds the kept servers to the command line `flags` built: their entries in the
     /// `--mcp-config` JSON, their approvals in `--allowedTools`, and `--disallowedTools` when
     /// something is hidden.
     pub fn extend_arguments(&self, args: &mut Vec<String>) {
-        if self.servers.is_empty() {
+        if self.servers.is_empty() && self.stdio.is_empty() {
             return;
         }
         if let Some(at) = args.iter().position(|a| a == "--mcp-config")
@@ -192,6 +336,17 @@ fn client() -> Result<reqwest::Client, AdapterError> {
         .map_err(|e| AdapterError::Launch(format!("no HTTP client for MCP: {e}")))
 }
 
+/// A stdio server's strict-config entry: no `env` (the values are in claude's environment)
+/// and no `cwd` (claude starts it in its own, the workspace directory).
+fn stdio_entry(server: &McpStdioServer) -> (String, Value) {
+    let entry = json!({"type": "stdio", "command": server.command, "args": server.args});
+    (server.server_label.clone(), entry)
+}
+
+fn stdio_prefix(label: &str) -> String {
+    format!("mcp__{label}__")
+}
+
 fn server_rule(label: &str) -> String {
     format!("mcp__{label}")
 }
@@ -211,15 +366,19 @@ pub fn native_tool_name(label: &str, tool: &str) -> String {
 }
 
 /// `initialize`, `notifications/initialized`, `tools/list` (with pagination) on one server.
-async fn inventory(client: &reqwest::Client, url: &str) -> Result<Vec<String>, String> {
+async fn inventory(
+    client: &reqwest::Client,
+    url: &str,
+    headers: &Map<String, Value>,
+) -> Result<Vec<String>, String> {
     let mut session: Option<String> = None;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
         "clientInfo": {"name": "switchboard", "version": env!("CARGO_PKG_VERSION")},
     }});
-    rpc(client, url, &mut session, &init).await?;
+    rpc(client, url, headers, &mut session, &init).await?;
     let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    rpc(client, url, &mut session, &initialized).await?;
+    rpc(client, url, headers, &mut session, &initialized).await?;
     let mut tools = Vec::new();
     let mut cursor: Option<Value> = None;
     for id in 2..100 {
@@ -228,7 +387,7 @@ async fn inventory(client: &reqwest::Client, url: &str) -> Result<Vec<String>, S
             params["cursor"] = c;
         }
         let list = json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": params});
-        let result = rpc(client, url, &mut session, &list)
+        let result = rpc(client, url, headers, &mut session, &list)
             .await?
             .ok_or("tools/list had no result")?;
         for tool in result["tools"].as_array().into_iter().flatten() {
@@ -243,8 +402,11 @@ async fn inventory(client: &reqwest::Client, url: &str) -> Result<Vec<String>, S
     }
     if let Some(id) = &session {
         // Closing our inventory session is a courtesy; claude opens its own.
-        let _ = client
-            .delete(url)
+        let mut delete = client.delete(url);
+        for (name, value) in headers {
+            delete = delete.header(name.as_str(), value.as_str().unwrap_or_default());
+        }
+        let _ = delete
             .header("Authorization", "")
             .header("mcp-session-id", id)
             .send()
@@ -257,11 +419,15 @@ async fn inventory(client: &reqwest::Client, url: &str) -> Result<Vec<String>, S
 async fn rpc(
     client: &reqwest::Client,
     url: &str,
+    headers: &Map<String, Value>,
     session: &mut Option<String>,
     message: &Value,
 ) -> Result<Option<Value>, String> {
-    let mut request = client
-        .post(url)
+    let mut request = client.post(url);
+    for (name, value) in headers {
+        request = request.header(name.as_str(), value.as_str().unwrap_or_default());
+    }
+    let mut request = request
         .header("Authorization", "")
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
@@ -325,6 +491,18 @@ impl McpCalls {
         }
     }
 
+    /// The declared server and tool a native name belongs to: an HTTP server's tool by its
+    /// exact name, a stdio server's by its label prefix (the tool is the rest of the name).
+    fn server_tool(&self, native: &str) -> Option<(String, String)> {
+        if let Some(found) = self.names.get(native) {
+            return (!found.1.is_empty()).then(|| found.clone());
+        }
+        self.names.iter().find_map(|(prefix, (label, tool))| {
+            let rest = native.strip_prefix(prefix.as_str())?;
+            (tool.is_empty() && !rest.is_empty()).then(|| (label.clone(), rest.to_owned()))
+        })
+    }
+
     /// The blocks of a root `assistant` message.
     pub fn assistant(&mut self, message: &Value, out: &mut Vec<AdapterEvent>) {
         for block in message["content"].as_array().into_iter().flatten() {
@@ -334,7 +512,7 @@ impl McpCalls {
             let (Some(id), Some(name)) = (block["id"].as_str(), block["name"].as_str()) else {
                 continue;
             };
-            let Some((label, tool)) = self.names.get(name) else {
+            let Some((label, tool)) = self.server_tool(name) else {
                 continue;
             };
             let call = McpCall {

@@ -110,6 +110,8 @@ mod tests {
                 ..Default::default()
             },
             mcp_servers: vec![],
+            mcp_stdio_servers: vec![],
+            mcp_environment_servers: vec![],
             harness_config: None,
             workspace: None,
         }

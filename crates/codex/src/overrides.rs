@@ -203,6 +203,8 @@ mod tests {
             tool_search: false,
             execution_controls: controls,
             mcp_servers: vec![],
+            mcp_stdio_servers: vec![],
+            mcp_environment_servers: vec![],
             harness_config: None,
             workspace: None,
         }

@@ -88,6 +88,7 @@ mod tests {
                 wrapper: vec!["bwrap".into(), "--".into()],
                 env: vec![],
             }),
+            mcp_env: vec![],
         }
     }
 

@@ -59,6 +59,11 @@ pub struct ProcessPlacement {
     pub work_dir: PathBuf,
     /// Set for a managed workspace: every process starts inside this sandbox.
     pub sandbox: Option<Sandbox>,
+    /// The Environment's values of the stdio MCP servers' `env_vars`, resolved by the Runtime
+    /// (a managed workspace's `env`, a self-hosted Runtime's own environment). They join the
+    /// harness's process environment, from which it passes them to the servers; never logged,
+    /// never on a command line or in a file.
+    pub mcp_env: Vec<(String, String)>,
 }
 
 /// A bubblewrap sandbox a process is started in.
@@ -75,9 +80,11 @@ pub struct Sandbox {
 
 impl fmt::Debug for ProcessPlacement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mcp_env: Vec<&str> = self.mcp_env.iter().map(|(k, _)| k.as_str()).collect();
         f.debug_struct("ProcessPlacement")
             .field("work_dir", &self.work_dir)
             .field("sandbox", &self.sandbox)
+            .field("mcp_env", &mcp_env)
             .finish()
     }
 }

@@ -39,8 +39,15 @@ pub struct SessionConfiguration {
     /// Deferred discovery is on (some `function_tools` have `defer_loading`).
     pub tool_search: bool,
     pub execution_controls: ExecutionControls,
-    /// The Session's HTTP MCP servers, in declared order ([`crate::mcp`]).
+    /// The Session's service-origin HTTP MCP servers, in declared order ([`crate::mcp`]).
     pub mcp_servers: Vec<crate::mcp::McpServer>,
+    /// The Session's environment-origin HTTP MCP servers, in declared order: the harness
+    /// connects to them from the workspace itself, never through the credential gateway.
+    #[serde(default)]
+    pub mcp_environment_servers: Vec<crate::mcp::McpServer>,
+    /// The Session's stdio MCP servers, in declared order; only on a workspace placement.
+    #[serde(default)]
+    pub mcp_stdio_servers: Vec<crate::mcp::McpStdioServer>,
     /// Harness-specific settings from `x_agents_core.harness_config`, null when none.
     pub harness_config: Option<Map<String, Value>>,
     /// The Session's workspace; null on `environment: none`.

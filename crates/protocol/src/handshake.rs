@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 /// the harness `state` (a 1.0.0 Runtime's heartbeats would not decode). 1.2.0: workspaces (the
 /// configuration's `workspace`, the `managed_workspace` capability, the `workspace_*` frames).
 /// 1.3.0: the `workspace_structured_output` capability; Subagents (`execution_controls.subagents`,
-/// the `subagent_*` and `coordination_call` frames).
+/// the `subagent_*` and `coordination_call` frames); the configuration's `mcp_stdio_servers` and
+/// `mcp_environment_servers` (a 1.2.0 Runtime would drop them unseen).
 pub const PROTOCOL_VERSION: &str = "1.3.0";
 
 /// Runtime → Core, first frame of a connection.

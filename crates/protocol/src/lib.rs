@@ -46,7 +46,7 @@ pub use configuration::{
 pub use content::{FunctionOutput, FunctionResultContent, InputPart, ResultPart};
 pub use envelope::{DecodeError, Envelope};
 pub use handshake::PROTOCOL_VERSION;
-pub use mcp::{McpCall, McpCallStatus, McpServer};
+pub use mcp::{McpCall, McpCallStatus, McpServer, McpStdioServer};
 pub use messages::{CoreToRuntime, RuntimeToCore};
 pub use workspace::{
     MANAGED_WORKSPACE_DIRECTORY, NetworkAccess, SetupCommand, Workspace, WorkspaceEntry,

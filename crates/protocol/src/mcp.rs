@@ -1,4 +1,11 @@
-//! HTTP MCP servers in the Session configuration, and the `mcp_call` observation.
+//! MCP servers in the Session configuration, and the `mcp_call` observation.
+//!
+//! [`McpServer`]s are HTTP servers: of `connection_origin: service` in `mcp_servers` (on
+//! `environment: none`, served through the gateway below), or of `environment` origin in
+//! `mcp_environment_servers` (on a workspace placement; the harness connects to them from the
+//! workspace with their own URL and headers, never relocated, so they take no bearer).
+//! [`McpStdioServer`]s run as processes of the Session's workspace (stdio is always
+//! `environment` origin); only the names of their `env_vars` travel here, never values.
 //!
 //! Core sends each declared HTTP server with the Vault bearer it froze at create (or none:
 //! anonymous). The Runtime never hands that bearer to a harness: it serves the servers through
@@ -11,7 +18,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// One HTTP MCP server of the Session.
+/// One HTTP MCP server of the Session (service or environment origin, by the list it is in).
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct McpServer {
@@ -49,6 +56,25 @@ impl McpServer {
             .as_ref()
             .is_none_or(|names| names.iter().any(|n| n == tool))
     }
+}
+
+/// One stdio MCP server of the Session: a process the harness starts in the workspace.
+///
+/// `env_vars` are names of the Environment's variables; the Runtime resolves them there
+/// (a managed workspace's `env`, or the self-hosted Runtime's own environment) and fails the
+/// start when one is not set. Core never sees the values.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpStdioServer {
+    pub server_label: String,
+    pub command: String,
+    pub args: Vec<String>,
+    /// An absolute path in the workspace as the harness sees it.
+    pub cwd: String,
+    pub env_vars: Vec<String>,
+    /// `None` exposes every server tool, `Some([])` none (admission requires null on Claude).
+    pub allowed_tools: Option<Vec<String>>,
+    pub required: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -50,6 +50,8 @@ fn configuration() -> SessionConfiguration {
             subagents: None,
         },
         mcp_servers: vec![],
+        mcp_stdio_servers: vec![],
+        mcp_environment_servers: vec![],
         harness_config: None,
         workspace: None,
     }

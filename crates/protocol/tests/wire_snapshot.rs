@@ -92,6 +92,23 @@ fn configuration() -> SessionConfiguration {
                 bearer: None,
             },
         ],
+        mcp_environment_servers: vec![McpServer {
+            server_label: "wiki".into(),
+            server_url: "http://127.0.0.1:8931/mcp".into(),
+            headers: Map::from_iter([("X-Team".to_owned(), json!("docs"))]),
+            allowed_tools: None,
+            required: false,
+            bearer: None,
+        }],
+        mcp_stdio_servers: vec![McpStdioServer {
+            server_label: "labio".into(),
+            command: "/usr/bin/labio".into(),
+            args: vec!["--stdio".into()],
+            cwd: "/workspace".into(),
+            env_vars: vec!["LAB_TOKEN".into()],
+            allowed_tools: Some(vec![]),
+            required: true,
+        }],
         harness_config: Some(Map::from_iter([("sandbox".to_owned(), json!("read-only"))])),
         workspace: None,
     }

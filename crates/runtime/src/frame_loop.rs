@@ -294,6 +294,22 @@ impl Loop {
                 )
                 .await;
         };
+        // The stdio servers' env_vars, from the Environment, before anything is placed.
+        let mcp_env = match crate::mcp_env::resolve_from_process(&configuration) {
+            Ok(resolved) => resolved,
+            Err(error) => {
+                let error = (crate::mcp_env::CODE, error.to_string());
+                return self
+                    .preparation(&session_id, PreparationState::Failed, Some(error))
+                    .await;
+            }
+        };
+        if let Err(message) = crate::mcp_environment::check(&configuration) {
+            let error = (crate::mcp_environment::CODE, message);
+            return self
+                .preparation(&session_id, PreparationState::Failed, Some(error))
+                .await;
+        }
         // The harness sees only the gateway's URLs (crate::mcp_gateway): no bearer reaches it.
         let (configuration, gateway) = match McpGateway::start(configuration).await {
             Ok(started) => started,
@@ -338,7 +354,9 @@ impl Loop {
             if let Some(url) = placed.base_url {
                 configuration.model_provider.base_url = url;
             }
-            placement = Some(placed.placement);
+            let mut placed_in = placed.placement;
+            placed_in.mcp_env = mcp_env;
+            placement = Some(placed_in);
             relay = placed.relay;
         }
         let request = PrepareRequest {

@@ -23,6 +23,8 @@ pub mod install;
 pub mod installer;
 pub mod local;
 pub mod locate;
+pub mod mcp_env;
+pub mod mcp_environment;
 pub mod mcp_gateway;
 pub mod probe;
 pub mod registry;

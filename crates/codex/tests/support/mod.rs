@@ -50,6 +50,8 @@ pub fn configuration(
         tool_search: false,
         execution_controls: controls,
         mcp_servers: vec![],
+        mcp_stdio_servers: vec![],
+        mcp_environment_servers: vec![],
         harness_config: None,
         workspace: None,
     }

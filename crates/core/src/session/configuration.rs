@@ -5,14 +5,14 @@
 //! applies: an absent option keeps the harness's native behaviour.
 
 use switchboard_execution::{
-    McpTransport, ModelProvider, ResolvedAgent, ServiceTier, SessionSnapshot, TextFormat, Tool,
-    Verbosity,
+    ConnectionOrigin, McpTransport, ModelProvider, ResolvedAgent, ServiceTier, SessionSnapshot,
+    TextFormat, Tool, Verbosity,
 };
-use switchboard_protocol::McpServer;
 use switchboard_protocol::configuration::{
     ExecutionControls, FunctionToolSpec, ModelProviderConfig, OutputFormat,
     ProgrammaticToolCallingControl, ReasoningControl, SessionConfiguration, WebSearchControl,
 };
+use switchboard_protocol::{McpServer, McpStdioServer};
 
 /// The snapshot `validate_selection` checks, from the resolved agent.
 pub fn snapshot(
@@ -95,7 +95,9 @@ pub fn configuration(snap: &SessionSnapshot, provider: &ModelProvider) -> Sessio
             .collect(),
         tool_search: snap.has_tool_search(),
         execution_controls: controls,
-        mcp_servers: mcp_servers(snap),
+        mcp_servers: mcp_servers(snap, ConnectionOrigin::Service),
+        mcp_environment_servers: mcp_servers(snap, ConnectionOrigin::Environment),
+        mcp_stdio_servers: mcp_stdio_servers(snap),
         harness_config: snap.harness_config.clone(),
         workspace: None,
     }
@@ -115,11 +117,14 @@ pub fn with_workspace(
     Ok(config)
 }
 
-/// The snapshot's HTTP MCP servers in declared order, anonymous. A server with a Vault
-/// credential gets its bearer from the credential selection frozen at create, which fills
-/// `bearer` before dispatch; stdio servers run only on workspace placements and are not here.
-pub fn mcp_servers(snap: &SessionSnapshot) -> Vec<McpServer> {
+/// The snapshot's HTTP MCP servers of `origin` in declared order, anonymous. A server with a
+/// Vault credential gets its bearer from the credential selection frozen at create, which
+/// fills `bearer` before dispatch; stdio servers are in [`mcp_stdio_servers`]. The origin is
+/// kept through to the Runtime (never relocated): service-origin servers go through its
+/// credential gateway, environment-origin ones are reached from the workspace.
+pub fn mcp_servers(snap: &SessionSnapshot, origin: ConnectionOrigin) -> Vec<McpServer> {
     snap.mcp_servers()
+        .filter(|(_, server)| server.connection_origin == origin)
         .filter_map(|(_, server)| match &server.transport {
             McpTransport::Http {
                 server_url,
@@ -146,4 +151,29 @@ fn subagent_control(
         .then_some(switchboard_protocol::subagents::SubagentControl {
             max_concurrent: snap.multi_agent.max_concurrent_subagents,
         })
+}
+
+/// The snapshot's stdio MCP servers in declared order (admission allows them only on a
+/// workspace placement). `env_vars` are names: their values are the Environment's, resolved by
+/// the Runtime, and never pass through Core.
+pub fn mcp_stdio_servers(snap: &SessionSnapshot) -> Vec<McpStdioServer> {
+    snap.mcp_servers()
+        .filter_map(|(_, server)| match &server.transport {
+            McpTransport::Stdio {
+                command,
+                args,
+                cwd,
+                env_vars,
+            } => Some(McpStdioServer {
+                server_label: server.server_label.clone(),
+                command: command.clone(),
+                args: args.clone(),
+                cwd: cwd.clone(),
+                env_vars: env_vars.clone(),
+                allowed_tools: server.allowed_tools.clone(),
+                required: server.required,
+            }),
+            McpTransport::Http { .. } => None,
+        })
+        .collect()
 }

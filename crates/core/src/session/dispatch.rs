@@ -126,9 +126,12 @@ impl Engine {
                 match bearers {
                     Ok(bearers) => {
                         for (label, bearer) in bearers {
+                            // An environment-origin server carries it too, and the
+                            // Runtime refuses it there: never anonymous instead.
                             if let Some(server) = configuration
                                 .mcp_servers
                                 .iter_mut()
+                                .chain(configuration.mcp_environment_servers.iter_mut())
                                 .find(|s| s.server_label == label)
                             {
                                 server.bearer = Some(bearer.0);

@@ -343,6 +343,7 @@ impl Workspaces {
                     placement: ProcessPlacement {
                         work_dir: dir,
                         sandbox: None,
+                        mcp_env: vec![],
                     },
                     base_url: None,
                     relay: None,
@@ -400,6 +401,7 @@ impl Workspaces {
             placement: ProcessPlacement {
                 work_dir: PathBuf::from(MANAGED_WORKSPACE_DIRECTORY),
                 sandbox: Some(Sandbox { wrapper, env }),
+                mcp_env: vec![],
             },
             base_url: new_base_url,
             relay,

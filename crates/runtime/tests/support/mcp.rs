@@ -112,6 +112,8 @@ pub fn configuration(
         tool_search: false,
         execution_controls: ExecutionControls::default(),
         mcp_servers: servers,
+        mcp_stdio_servers: vec![],
+        mcp_environment_servers: vec![],
         harness_config: None,
         workspace: None,
     }

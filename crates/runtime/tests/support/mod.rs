@@ -6,6 +6,7 @@
 pub mod fake_core;
 pub mod mcp;
 pub mod mcp_server;
+pub mod mcp_stdio;
 pub mod tls;
 pub mod workspace;
 // The same scripted provider the codex adapter's tests use: one copy, shared by path.
@@ -104,6 +105,8 @@ pub fn configuration(base_url: &str, functions: Vec<FunctionToolSpec>) -> Sessio
         tool_search: false,
         execution_controls: ExecutionControls::default(),
         mcp_servers: vec![],
+        mcp_stdio_servers: vec![],
+        mcp_environment_servers: vec![],
         harness_config: None,
         workspace: None,
     }

@@ -1,0 +1,130 @@
+//! An environment-origin HTTP MCP server on a self-hosted workspace is never relocated: the
+//! harness is given the server's own URL (not the credential gateway's) and connects to it
+//! from the workspace with the declared header; the model calls its tool and the `mcp_call`
+//! frames carry the result. One with a Vault bearer fails the start (the bearer would have to
+//! enter the harness), never anonymous instead.
+
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use serde_json::{Map, json};
+use support::mcp::*;
+use support::mcp_stdio::*;
+use support::scratch;
+use switchboard_mock_model::{Scenario, mcp_tool_turn};
+use switchboard_protocol::configuration::HarnessId;
+use switchboard_protocol::messages::{PreparationState, TurnOutcome};
+use switchboard_protocol::{McpCallStatus, RuntimeToCore};
+
+async fn connects_from_the_workspace(harness: HarnessId, test: &str) {
+    let Some(binary) = binary(harness, test) else {
+        return;
+    };
+    let records = scratch("mcp-env-origin-record-");
+    let record_path = records.path().join("record.jsonl");
+    let fixture = HttpFixture::start(&record_path).await;
+    let model = model(mcp_tool_turn(
+        "wiki",
+        "get_news",
+        json!({"city": "Oslo"}),
+        "FINAL: news",
+    ))
+    .await;
+    let state = scratch("mcp-env-origin-state-");
+    let project = scratch("mcp-env-origin-project-");
+    let mut wiki = server("wiki", &fixture.url, None);
+    wiki.headers = Map::from_iter([("X-Team".to_owned(), json!("docs"))]);
+    wiki.required = true;
+    let mut config = configuration(harness, &model, vec![]);
+    config.mcp_environment_servers = vec![wiki];
+    config.workspace = Some(self_hosted("env_home", project.path()));
+
+    let mut runtime = runtime(harness, binary, state.path());
+    let (prepared, error) = prepare(&mut runtime, "sess_1", config).await;
+    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
+    // The harness holds the server's own URL (codex's override, claude's MCP config).
+    assert!(
+        !command_lines_with(&fixture.url).is_empty(),
+        "no harness was given {}",
+        fixture.url
+    );
+    let frames = turn(&mut runtime, "sess_1", "News?").await;
+    let Some(RuntimeToCore::Done(done)) = frames.last() else {
+        panic!("{frames:?}")
+    };
+    assert_eq!(done.outcome, TurnOutcome::Completed, "{frames:?}");
+    let calls = mcp_calls(&frames);
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    let call = &calls[1];
+    assert_eq!(call.status, McpCallStatus::Completed, "{call:?}");
+    assert_eq!(
+        (call.server_label.as_str(), call.name.as_str()),
+        ("wiki", "get_news")
+    );
+    assert_eq!(
+        call.output.as_deref(),
+        Some("get_news in Oslo: nothing happened")
+    );
+
+    let record = record(&record_path);
+    assert_eq!(tools_called(&record), vec!["get_news"]);
+    let headers = http_headers(&record);
+    assert!(!headers.is_empty());
+    for h in &headers {
+        assert_eq!(h.get("x-team"), Some(&json!("docs")), "{h:?}");
+        // No bearer: anonymous (Claude: its blank Authorization).
+        let authorization = h.get("authorization").and_then(|v| v.as_str());
+        assert!(authorization.is_none_or(str::is_empty), "{h:?}");
+    }
+}
+
+async fn a_bearer_fails_the_start(harness: HarnessId, test: &str) {
+    let Some(binary) = binary(harness, test) else {
+        return;
+    };
+    let model = model(Scenario::new(vec![])).await;
+    let state = scratch("mcp-env-origin-bearer-");
+    let project = scratch("mcp-env-origin-project-");
+    let mut wiki = server("wiki", &dead_url(), None);
+    wiki.bearer = Some("tok-env-origin-canary".into());
+    let mut config = configuration(harness, &model, vec![]);
+    config.mcp_environment_servers = vec![wiki];
+    config.workspace = Some(self_hosted("env_home", project.path()));
+    let mut runtime = runtime(harness, binary, state.path());
+    let (prepared, error) = prepare(&mut runtime, "sess_1", config).await;
+    assert_eq!(prepared, PreparationState::Failed);
+    assert_eq!(
+        error.as_deref(),
+        Some(
+            "MCP server wiki connects from the workspace, where a Vault credential cannot be delivered; credentials reach only service-origin MCP servers."
+        )
+    );
+    assert!(model_requests(&model).is_empty());
+    assert!(!state.path().join("sessions").join("sess_1").exists());
+}
+
+macro_rules! both_harnesses {
+    ($($name:ident => $body:ident),* $(,)?) => {
+        mod codex {
+            use super::*;
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                $body(HarnessId::Codex, concat!("codex::", stringify!($name))).await
+            })*
+        }
+        mod claude {
+            use super::*;
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                $body(HarnessId::ClaudeCode, concat!("claude::", stringify!($name))).await
+            })*
+        }
+    };
+}
+
+both_harnesses! {
+    an_environment_origin_server_is_reached_from_the_workspace_with_its_own_url => connects_from_the_workspace,
+    an_environment_origin_server_with_a_bearer_fails_the_start => a_bearer_fails_the_start,
+}
