@@ -124,7 +124,8 @@ fn preparation_key(session_id: &str) -> String {
 /// What the head of the queue does next.
 enum Step {
     Done(Granted),
-    Wait { first: bool },
+    /// It waits behind others or for a busy slot (reported once as [`Notice::Queued`]).
+    Wait,
     Evict(String, Arc<dyn SessionExecutor>),
 }
 
@@ -270,8 +271,8 @@ impl Sessions {
                     self.wake();
                     return granted;
                 }
-                Step::Wait { first } => {
-                    if first && !announced && session_id.is_some() {
+                Step::Wait => {
+                    if !announced && session_id.is_some() {
                         announced = true;
                         let run_id = key.to_owned();
                         let _ = self.notices.send(Notice::Queued { run_id });
@@ -314,7 +315,7 @@ impl Sessions {
             }
         }
         if position != 0 {
-            return Step::Wait { first: false };
+            return Step::Wait;
         }
         if tables.live() >= self.max_live {
             // A holder whose process ended on its own frees its slot without an eviction.
@@ -351,7 +352,7 @@ impl Sessions {
                 }
                 Step::Evict(id.clone(), victim.executor.clone())
             }
-            None => Step::Wait { first: true },
+            None => Step::Wait,
         }
     }
 

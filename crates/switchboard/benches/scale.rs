@@ -2,23 +2,22 @@
 //! concurrent active ones, on Codex against the in-process mock model.
 //!
 //! Run with `cargo bench -p switchboard --bench scale`. Counts scale down for a quick run:
-//! `SCALE_IDLE` (default 10000) Sessions created and left idle without a Turn; `SCALE_HISTORY`
-//! (default 200) Sessions that run one Turn each and are left idle with their history;
-//! `SCALE_IDLE_MAX_LIVE` (default 16) the first Core's `--max-live-harnesses`; `SCALE_ACTIVE`
-//! (default 200) concurrent active Sessions; `SCALE_ACTIVE_MAX_LIVE` (default 256) the second
-//! Core's bound; `SCALE_ALONE` (default 10) Turns of one Session alone, the baseline.
+//! `SCALE_IDLE` (default 10000) Sessions created (each with its first input, which
+//! `environment: none` requires, so each runs one Turn) and left idle; `SCALE_IDLE_MAX_LIVE`
+//! (default 16) the first Core's `--max-live-harnesses`, also how many are created at once;
+//! `SCALE_ACTIVE` (default 200) concurrent active Sessions; `SCALE_ACTIVE_MAX_LIVE` (default
+//! 256) the second Core's bound; `SCALE_ALONE` (default 10) Turns of one Session alone, the
+//! baseline.
 //!
 //! Both parts run Core as `switchboard serve` builds it (SQLite store, the local Runtime, the
 //! mock as the Responses provider) in this process, driven over HTTP like an SDK client.
 //!
 //! - **idle**: memory is this process's RSS (`VmRSS`), so "Core memory per idle Session" is
-//!   Core and the Runtime together: (RSS after − RSS before) / N, for the Sessions created
-//!   without a Turn (Core rows and caches only: Core prepares a Session on its first Turn), and
-//!   for the Sessions with one Turn of history (Core, plus the Runtime's prepared executor; the
-//!   processes of all but the last `SCALE_IDLE_MAX_LIVE` were evicted). Then the harness
-//!   processes left (children of this process), and the time to resume the least recently used
-//!   one: a message Turn on it, from the POST to `agent.session.idle`, with its first Turn's
-//!   prompt checked in the model request (history kept).
+//!   Core and the Runtime together: (RSS after − RSS before) / N, once every Session's Turn
+//!   ended (the processes of all but the last `SCALE_IDLE_MAX_LIVE` evicted). Then the harness
+//!   processes left (children of this process), and the time to resume the first (least
+//!   recently used) Session: a message Turn on it, from the POST to `agent.session.idle`, with
+//!   its first Turn's prompt checked in the model request (history kept).
 //! - **active**: `SCALE_ALONE` Turns of one Session alone, then `SCALE_ACTIVE` Sessions created
 //!   at once, each with a Turn streamed (`stream: true`) to its end. Each reply is 8 text deltas;
 //!   a lost event is a stream whose deltas do not add up to the reply, or that lacks
@@ -64,7 +63,6 @@ fn main() {
 
 async fn run() {
     let idle = env_usize("SCALE_IDLE", 10_000);
-    let history = env_usize("SCALE_HISTORY", 200);
     let idle_max_live = env_usize("SCALE_IDLE_MAX_LIVE", 16).max(1);
     let active = env_usize("SCALE_ACTIVE", 200);
     let active_max_live = env_usize("SCALE_ACTIVE_MAX_LIVE", 256).max(1);
@@ -79,36 +77,46 @@ async fn run() {
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
 
-    // Idle.
-    let core = Core::start(&scratch.path().join("idle"), &model, idle_max_live).await;
+    // Idle. A Session with `environment: none` is created with its first input, so each one
+    // runs a Turn (its history) before it is left idle.
+    let core = Arc::new(Core::start(&scratch.path().join("idle"), &model, idle_max_live).await);
     let before = rss_kib();
     let started = Instant::now();
+    let gate = Arc::new(tokio::sync::Semaphore::new(idle_max_live));
+    let tasks: Vec<_> = (0..idle)
+        .map(|i| {
+            let (core, gate) = (core.clone(), gate.clone());
+            tokio::spawn(async move {
+                let _slot = gate.acquire_owned().await.expect("the gate");
+                core.streamed_turn(&format!("first prompt <<h{i}>>")).await
+            })
+        })
+        .collect();
     let mut ids = Vec::with_capacity(idle);
-    for _ in 0..idle {
-        ids.push(core.create(json!({})).await);
+    let mut lost_idle = 0;
+    for task in tasks {
+        let (_, lost, id) = task.await.expect("a Turn task");
+        lost_idle += lost;
+        ids.push(id);
     }
     let created_in = started.elapsed();
-    let after_idle = rss_kib();
-    let mut with_history = Vec::with_capacity(history);
-    for i in 0..history {
-        let id = core.create(json!({})).await;
-        core.turn(&id, &format!("first prompt <<h{i}>>")).await;
-        with_history.push(id);
-    }
-    let after_history = rss_kib();
+    let after = rss_kib();
     let left = harness_children();
     println!(
-        "idle: {idle} Sessions created without a Turn in {:.1} s: {:.2} KiB RSS per idle Session",
+        "idle: {idle} Sessions created, one Turn each ({idle_max_live} at a time), in {:.1} s, \
+         left idle: {:.2} KiB RSS per idle Session (Core and Runtime); {left} harness processes \
+         left (--max-live-harnesses {idle_max_live}); lost events: {lost_idle}",
         created_in.as_secs_f64(),
-        per(after_idle - before, idle)
+        per(after - before, idle)
     );
+    // The mock's in-memory journal (every request and reply) lives in this process too.
+    let journal: usize = model.journal().iter().map(|e| e.to_string().len()).sum();
     println!(
-        "idle: {history} Sessions with one Turn each, left idle: {:.2} KiB RSS per Session; \
-         {left} harness processes left (--max-live-harnesses {idle_max_live})",
-        per(after_history - after_idle, history)
+        "idle: of which the mock model's in-memory journal: about {:.2} KiB per Session",
+        journal as f64 / 1024.0 / idle.max(1) as f64
     );
     assert!(left <= idle_max_live, "{left} processes over the bound");
-    if let Some(oldest) = with_history.first() {
+    if let Some(oldest) = ids.first() {
         let mark = model.journal().len();
         let start = Instant::now();
         core.turn(oldest, "resumed prompt").await;
@@ -120,31 +128,32 @@ async fn run() {
         let warm_start = Instant::now();
         core.turn(oldest, "resident prompt").await;
         println!(
-            "idle: resume of the least recently used Session (relaunch + thread/resume + Turn): \
-             {:.0} ms; its next Turn, resident: {:.0} ms",
+            "idle: resume of the first Session (relaunch + thread/resume + Turn): {:.0} ms; \
+             its next Turn, resident: {:.0} ms",
             ms(resumed),
             ms(warm_start.elapsed())
         );
     }
-    drop(ids);
-    core.stop().await;
+    if let Ok(core) = Arc::try_unwrap(core) {
+        core.stop().await;
+    }
 
     // Active.
     let core = Arc::new(Core::start(&scratch.path().join("active"), &model, active_max_live).await);
     let mut alone_times = Vec::new();
     for _ in 0..alone {
-        alone_times.push(core.streamed_turn().await.0);
+        alone_times.push(core.streamed_turn("count to eight").await.0);
     }
     let tasks: Vec<_> = (0..active)
         .map(|_| {
             let core = core.clone();
-            tokio::spawn(async move { core.streamed_turn().await })
+            tokio::spawn(async move { core.streamed_turn("count to eight").await })
         })
         .collect();
     let mut times = Vec::new();
     let mut lost = 0;
     for task in tasks {
-        let (time, lost_here) = task.await.expect("a Turn task");
+        let (time, lost_here, _) = task.await.expect("a Turn task");
         times.push(time);
         lost += lost_here;
     }
@@ -282,20 +291,6 @@ impl Core {
         body
     }
 
-    /// Creates a Session (with `extra` members) and returns its id.
-    async fn create(&self, extra: Value) -> String {
-        let response = self
-            .api(reqwest::Method::POST, "/agents/sessions")
-            .json(&Self::body(extra))
-            .send()
-            .await
-            .expect("POST /agents/sessions");
-        let status = response.status().as_u16();
-        let body: Value = response.json().await.expect("a JSON body");
-        assert_eq!(status, 201, "create: {body}");
-        body["id"].as_str().expect("the Session's id").to_owned()
-    }
-
     /// A message Turn on `id`, read on the Session's stream until it is idle again.
     async fn turn(&self, id: &str, text: &str) {
         let response = self
@@ -333,22 +328,27 @@ impl Core {
         }
     }
 
-    /// A new Session with a streamed Turn: its time (create POST → idle) and its lost events.
-    async fn streamed_turn(&self) -> (Duration, usize) {
+    /// A new Session with a streamed Turn on `input`: its time (create POST → idle), its lost
+    /// events and its id.
+    async fn streamed_turn(&self, input: &str) -> (Duration, usize, String) {
         let start = Instant::now();
         let response = self
             .api(reqwest::Method::POST, "/agents/sessions")
-            .json(&Self::body(
-                json!({"input": "count to eight", "stream": true}),
-            ))
+            .json(&Self::body(json!({"input": input, "stream": true})))
             .send()
             .await
             .expect("POST /agents/sessions");
         assert_eq!(response.status().as_u16(), 201);
         let mut stream = Sse::new(response);
-        let (mut text, mut completed) = (String::new(), false);
+        let (mut text, mut completed, mut id) = (String::new(), false, None);
         loop {
             let event = stream.next().await;
+            if id.is_none() {
+                id = event["session_id"]
+                    .as_str()
+                    .or(event["session"]["id"].as_str())
+                    .map(str::to_owned);
+            }
             match event["type"].as_str().unwrap_or_default() {
                 "agent.session.turn.output_text.delta" => {
                     text.push_str(event["delta"].as_str().unwrap_or_default())
@@ -362,7 +362,8 @@ impl Core {
             }
         }
         let lost = usize::from(text != REPLY);
-        (start.elapsed(), lost)
+        let id = id.expect("the stream named its Session");
+        (start.elapsed(), lost, id)
     }
 }
 
