@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use switchboard_protocol::{AdapterError, ProcessPlacement, SessionConfiguration};
 
 use crate::dynamic_tools::dynamic_tool_specs;
-use crate::jsonrpc::Connection;
+use crate::jsonrpc::{Connection, RpcError};
 use crate::launch::{CONTROL_TIMEOUT, StateLayout, THREAD_ID_FILE};
 use crate::turn::rpc_error;
 use crate::workspace::place_params;
@@ -65,24 +65,44 @@ pub async fn open_thread(
     let thread_id = match known_thread {
         Some(thread_id) => {
             let params = thread_resume_params(thread_id, layout, placement);
-            let result = connection
+            match connection
                 .request("thread/resume", params, CONTROL_TIMEOUT)
                 .await
-                .map_err(rpc_error)?;
-            thread_id_of(&result).unwrap_or_else(|| thread_id.to_owned())
+            {
+                Ok(result) => thread_id_of(&result).unwrap_or_else(|| thread_id.to_owned()),
+                Err(error) if never_ran(&error) => {
+                    start_thread(connection, config, layout, placement).await?
+                }
+                Err(error) => return Err(rpc_error(error)),
+            }
         }
-        None => {
-            let params = thread_start_params(config, layout, placement);
-            let result = connection
-                .request("thread/start", params, CONTROL_TIMEOUT)
-                .await
-                .map_err(rpc_error)?;
-            let thread_id = thread_id_of(&result)
-                .ok_or_else(|| AdapterError::Launch("thread/start returned no thread id".into()))?;
-            save_thread_id(layout, &thread_id)?;
-            thread_id
-        }
+        None => start_thread(connection, config, layout, placement).await?,
     };
+    Ok(thread_id)
+}
+
+/// Codex writes a thread's rollout with its first Turn, so a thread evicted before any Turn
+/// (the Runtime evicts idle prepared Sessions to bound its processes) cannot be resumed; it
+/// has no history either, so a new thread loses nothing.
+fn never_ran(error: &RpcError) -> bool {
+    matches!(error, RpcError::Rejected { method, message, .. }
+        if method == "thread/resume" && message.contains("no rollout found"))
+}
+
+async fn start_thread(
+    connection: &Connection,
+    config: &SessionConfiguration,
+    layout: &StateLayout,
+    placement: Option<&ProcessPlacement>,
+) -> Result<String, AdapterError> {
+    let params = thread_start_params(config, layout, placement);
+    let result = connection
+        .request("thread/start", params, CONTROL_TIMEOUT)
+        .await
+        .map_err(rpc_error)?;
+    let thread_id = thread_id_of(&result)
+        .ok_or_else(|| AdapterError::Launch("thread/start returned no thread id".into()))?;
+    save_thread_id(layout, &thread_id)?;
     Ok(thread_id)
 }
 

@@ -25,13 +25,13 @@ use switchboard_protocol::messages::{
 };
 use switchboard_protocol::workspace::WorkspaceEntry;
 use switchboard_protocol::{
-    AdapterError, CoreToRuntime, PrepareRequest, Receipt, RuntimeToCore, TurnRequest,
+    AdapterError, AdapterEvent, CoreToRuntime, PrepareRequest, Receipt, RuntimeToCore, TurnRequest,
 };
 use tokio::sync::{broadcast, mpsc};
 
 use crate::mcp_gateway::{McpGateway, WithGateway};
 use crate::registry::Registry;
-use crate::sessions::{Notice, Sessions};
+use crate::sessions::{Admission, Notice, Sessions};
 use crate::workspace::relay::Forwarder;
 use crate::workspace::{WorkspaceError, WorkspaceOptions, Workspaces};
 
@@ -51,19 +51,24 @@ pub struct RuntimeOptions {
     /// An executor idle this long is evicted (its process ends; the next Turn resumes it).
     pub idle_timeout: Duration,
     pub heartbeat_interval: Duration,
+    /// At most this many harness processes live at once; a Turn needing one more waits
+    /// queued until the least recently used idle one can be evicted (`crate::sessions`).
+    pub max_live_harnesses: usize,
     /// Where managed workspaces and sandbox relays live.
     pub workspaces: WorkspaceOptions,
 }
 
 impl RuntimeOptions {
     /// Defaults for a data directory: state under `<data_dir>/sessions`, a 5 minute idle
-    /// eviction, a 15 second heartbeat, workspaces under `<data_dir>/environments`.
+    /// eviction, a 15 second heartbeat, the machine's default bound on live harness processes
+    /// ([`crate::capacity`]), workspaces under `<data_dir>/environments`.
     pub fn for_data_dir(data_dir: impl Into<PathBuf>) -> Self {
         let data_dir = data_dir.into();
         RuntimeOptions {
             state_root: data_dir.join("sessions"),
             idle_timeout: Duration::from_secs(5 * 60),
             heartbeat_interval: Duration::from_secs(15),
+            max_live_harnesses: crate::capacity::default_max_live_harnesses(),
             workspaces: WorkspaceOptions::for_data_dir(&data_dir),
         }
     }
@@ -88,7 +93,7 @@ pub async fn serve_frames(
     out: Outbound,
     notices: broadcast::Sender<Notice>,
 ) {
-    let sessions = Sessions::new(options.idle_timeout, notices);
+    let sessions = Sessions::new(options.idle_timeout, options.max_live_harnesses, notices);
     let mut heartbeat = tokio::time::interval(options.heartbeat_interval);
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut changes = registry.changes();
@@ -365,6 +370,8 @@ impl Loop {
             state_dir,
             placement,
         };
+        // Preparing launches the harness process: it waits for a slot like a Turn does.
+        self.sessions.reserve_for_preparation(&session_id).await;
         let prepared = adapter
             .prepare(request)
             .await
@@ -382,6 +389,7 @@ impl Loop {
                     .await;
             }
             Err(error) => {
+                self.sessions.preparation_failed();
                 drop(relay);
                 self.workspaces.release(&session_id);
                 self.preparation(
@@ -415,16 +423,29 @@ impl Loop {
             });
             return;
         };
+        // Queued now, before any later frame is read, so a cancel that follows finds it.
+        self.sessions.enqueue(&run_id);
         tokio::spawn(async move {
-            let Some(executor) = self.sessions.executor(&start.session_id) else {
-                self.sessions.run_finished(&run_id);
-                let error = (
-                    "session_not_prepared",
-                    "the Session is not prepared on this Runtime",
-                );
-                return self.fail_run(&run_id, error.0, error.1).await;
+            let executor = match self.sessions.admit(&start.session_id, &run_id).await {
+                Admission::Granted(executor) => executor,
+                Admission::Gone => {
+                    self.sessions.run_finished(&run_id);
+                    let error = (
+                        "session_not_prepared",
+                        "the Session is not prepared on this Runtime",
+                    );
+                    return self.fail_run(&run_id, error.0, error.1).await;
+                }
+                Admission::Cancelled => {
+                    self.sessions.run_finished(&run_id);
+                    // The same settlement as a cancelled running Turn: `done{cancelled}`.
+                    let cancelled = AdapterEvent::Cancelled { usage: None };
+                    for message in cancelled.into_messages() {
+                        self.send(Some(run_id.clone()), message).await;
+                    }
+                    return;
+                }
             };
-            self.sessions.turn_started(&start.session_id);
             let turn = executor
                 .start_turn(TurnRequest {
                     run_id: run_id.clone(),
@@ -521,6 +542,13 @@ impl Loop {
     /// A cancel has no ack of its own: the Turn's `done{cancelled}` settles it. Only a cancel
     /// that cannot be routed, or that the harness refused, is reported.
     async fn cancel(&self, id: Option<String>) {
+        // A Turn still waiting for a process slot ends without reaching the harness.
+        if self
+            .sessions
+            .cancel_queued(id.as_deref().unwrap_or_default())
+        {
+            return;
+        }
         let outcome = match self
             .sessions
             .control(id.as_deref().unwrap_or_default())

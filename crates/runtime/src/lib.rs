@@ -10,7 +10,9 @@
 //! - [`probe`]: whether it runs and is the pinned version; shared with `switchboard harness`.
 //! - [`advertise`]: a heartbeat entry, capabilities narrowed to the harness declaration.
 //! - [`registry`]: the adapters this Runtime runs, and the heartbeat built from them.
-//! - [`sessions`]: prepared executors (evicted when idle) and running Turns.
+//! - [`capacity`]: the default bound on live harness processes, from the machine's memory.
+//! - [`sessions`]: prepared executors, the bound on live processes (LRU eviction of idle
+//!   ones, a queue of Turns waiting for a slot) and running Turns.
 //! - [`frame_loop`]: the frame handling every transport shares.
 //! - [`local`]: [`LocalRuntime`], the in-process transport (two channels).
 //! - [`remote`]: [`run_remote`], the WebSocket transport that dials Core.
@@ -18,6 +20,7 @@
 //!   provider relay, setup commands.
 
 pub mod advertise;
+pub mod capacity;
 pub mod frame_loop;
 pub mod install;
 pub mod installer;

@@ -1,16 +1,27 @@
-//! The Runtime's prepared Sessions and their running Turns.
+//! The Runtime's prepared Sessions, their running Turns, and the bound on live processes.
 //!
-//! A prepared Session holds its executor. An executor is evictable: after `idle_timeout` with no
-//! Turn running, the Runtime evicts it, which ends the native process and keeps its state on
-//! disk; the next Turn resumes it (resume-and-acp §1, §4). Each idle period arms one timer task;
-//! starting a Turn or releasing the Session aborts it, so a timer never races a new Turn into
-//! eviction (and if it did, the executor refuses to evict a busy Session).
+//! A prepared Session holds its executor. An executor is evictable: it ends the native process
+//! and keeps its state on disk, and the next Turn resumes it (resume-and-acp §1, §4). An evicted
+//! Session costs one table entry and its executor's configuration, no process.
+//!
+//! At most `max_live` Sessions hold a process slot at once. Preparing launches the process
+//! (both adapters open the native session then), so a preparation takes a slot too. A Turn
+//! whose Session holds none, or a preparation, joins a queue; the head of the queue takes a
+//! free slot, or evicts the least recently used idle holder and takes its slot once the process
+//! has ended. A Session is busy (never evicted)
+//! from its Turn's start until the Turn's terminal event, which covers a Turn waiting on a
+//! function result. With every slot busy the queue waits, in order, until a Turn ends; a queued
+//! Turn never fails for want of a slot, and can be cancelled. A slot is counted from its grant
+//! until its process is known gone, so the live processes never exceed the bound.
+//!
+//! A holder idle for `idle_timeout` is evicted too. Each idle period arms one timer task; a Turn
+//! starting or the Session being released aborts it.
 //!
 //! A running Turn is known by its Run ID. Its control arrives once `start_turn` returns, which is
 //! after the frame loop has moved on; frames for the Run that arrive meanwhile wait for it (or
 //! learn that the start failed) through a `watch` channel.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,42 +36,121 @@ use tokio::task::AbortHandle;
 pub enum Notice {
     /// An idle Session's native process was ended; its state stays on disk.
     Evicted { session_id: String },
+    /// A Turn waits for a process slot: every slot is held by a busy Session.
+    Queued { run_id: String },
+}
+
+/// Whether a Session counts against the live-process bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    None,
+    Held,
+    /// Its process is being ended; the slot frees when that is done.
+    Evicting,
 }
 
 struct Session {
     executor: Arc<dyn SessionExecutor>,
     idle_timer: Option<AbortHandle>,
+    slot: Slot,
+    busy: bool,
+    /// When a Turn last started or ended on it, on the table's clock (for LRU eviction).
+    last_used: u64,
 }
 
 /// A Run's control, or `None` while its Turn is starting. A dropped sender means the start
 /// failed or the Turn ended.
 pub type ControlSlot = watch::Receiver<Option<TurnControlRef>>;
 
+/// How a Turn's wait for a process slot ended.
+pub enum Admission {
+    /// The Session holds a slot and is busy: start the Turn, then call [`Sessions::turn_ended`].
+    Granted(Arc<dyn SessionExecutor>),
+    /// The queued Turn was cancelled.
+    Cancelled,
+    /// The Session was released (or never prepared).
+    Gone,
+}
+
 #[derive(Clone)]
 pub struct Sessions {
     inner: Arc<Mutex<Tables>>,
     idle_timeout: Duration,
+    max_live: usize,
     notices: broadcast::Sender<Notice>,
+    /// Bumped whenever a slot may have freed or the queue changed.
+    changed: Arc<watch::Sender<()>>,
 }
 
 #[derive(Default)]
 struct Tables {
     sessions: HashMap<String, Session>,
     runs: HashMap<String, ControlSlot>,
+    /// Run IDs of Turns waiting for a slot, first come first served.
+    queue: VecDeque<String>,
+    /// Slots held by preparations in flight (preparing launches the process).
+    reserved: usize,
+    clock: u64,
+}
+
+impl Tables {
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    fn live(&self) -> usize {
+        self.sessions
+            .values()
+            .filter(|s| s.slot != Slot::None)
+            .count()
+            + self.reserved
+    }
+}
+
+/// What a wait for a slot got.
+enum Granted {
+    Session(Arc<dyn SessionExecutor>),
+    Reservation,
+    Cancelled,
+    Gone,
+}
+
+/// The queue key of a Session's preparation (Run IDs never hold a space).
+fn preparation_key(session_id: &str) -> String {
+    format!("prepare {session_id}")
+}
+
+/// What the head of the queue does next.
+enum Step {
+    Done(Granted),
+    /// It waits behind others or for a busy slot (reported once as [`Notice::Queued`]).
+    Wait,
+    Evict(String, Arc<dyn SessionExecutor>),
 }
 
 impl Sessions {
-    pub fn new(idle_timeout: Duration, notices: broadcast::Sender<Notice>) -> Self {
+    pub fn new(
+        idle_timeout: Duration,
+        max_live: usize,
+        notices: broadcast::Sender<Notice>,
+    ) -> Self {
         Sessions {
             inner: Arc::default(),
             idle_timeout,
+            max_live: max_live.max(1),
             notices,
+            changed: Arc::new(watch::channel(()).0),
         }
     }
 
     fn tables(&self) -> std::sync::MutexGuard<'_, Tables> {
         // A panic while holding this lock leaves plain maps behind, still consistent.
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wake(&self) {
+        self.changed.send_replace(());
     }
 
     pub fn executor(&self, session_id: &str) -> Option<Arc<dyn SessionExecutor>> {
@@ -70,19 +160,33 @@ impl Sessions {
             .map(|s| s.executor.clone())
     }
 
-    /// Keeps a prepared executor and starts its idle period.
+    /// Keeps a prepared executor; the slot reserved for its preparation becomes its own while
+    /// it holds the process the preparation launched, and its idle period starts.
     pub fn insert(&self, session_id: &str, executor: Arc<dyn SessionExecutor>) {
-        let previous = self.tables().sessions.insert(
+        let mut tables = self.tables();
+        tables.reserved = tables.reserved.saturating_sub(1);
+        let now = tables.tick();
+        let slot = if executor.is_resident() {
+            Slot::Held
+        } else {
+            Slot::None
+        };
+        let previous = tables.sessions.insert(
             session_id.to_owned(),
             Session {
                 executor,
                 idle_timer: None,
+                slot,
+                busy: false,
+                last_used: now,
             },
         );
+        drop(tables);
         if let Some(timer) = previous.and_then(|s| s.idle_timer) {
             timer.abort();
         }
         self.arm_idle_timer(session_id);
+        self.wake();
     }
 
     /// Forgets a Session, returning its executor for the caller to shut down.
@@ -91,6 +195,7 @@ impl Sessions {
         if let Some(timer) = session.idle_timer {
             timer.abort();
         }
+        self.wake();
         Some(session.executor)
     }
 
@@ -108,20 +213,181 @@ impl Sessions {
             .collect()
     }
 
-    /// The Session is busy: no eviction until [`Sessions::turn_ended`].
-    pub fn turn_started(&self, session_id: &str) {
-        if let Some(timer) = self
-            .tables()
-            .sessions
-            .get_mut(session_id)
-            .and_then(|s| s.idle_timer.take())
-        {
-            timer.abort();
+    /// Queues a Turn of `run_id` for a slot. Call before [`Sessions::admit`], synchronously
+    /// with the `execution_start` frame, so that a cancel arriving next finds it queued.
+    pub fn enqueue(&self, run_id: &str) {
+        self.tables().queue.push_back(run_id.to_owned());
+    }
+
+    /// Cancels a Turn still waiting for a slot; `false` when it is not queued (it started, or
+    /// never was).
+    pub fn cancel_queued(&self, run_id: &str) -> bool {
+        let mut tables = self.tables();
+        let before = tables.queue.len();
+        tables.queue.retain(|r| r != run_id);
+        let cancelled = tables.queue.len() != before;
+        drop(tables);
+        if cancelled {
+            self.wake();
+        }
+        cancelled
+    }
+
+    /// Waits until the Session of the queued Run `run_id` holds a process slot, evicting the
+    /// least recently used idle holder when none is free, and marks it busy.
+    pub async fn admit(&self, session_id: &str, run_id: &str) -> Admission {
+        match self.wait_for_slot(run_id, Some(session_id)).await {
+            Granted::Session(executor) => Admission::Granted(executor),
+            Granted::Reservation => Admission::Gone,
+            Granted::Cancelled => Admission::Cancelled,
+            Granted::Gone => Admission::Gone,
         }
     }
 
+    /// Waits for a slot for a preparation of `session_id` (preparing launches the harness
+    /// process). The slot is reserved until [`Sessions::insert`] keeps the prepared executor
+    /// or [`Sessions::preparation_failed`] gives it back.
+    pub async fn reserve_for_preparation(&self, session_id: &str) {
+        let key = preparation_key(session_id);
+        self.tables().queue.push_back(key.clone());
+        self.wait_for_slot(&key, None).await;
+    }
+
+    /// A preparation that held a reserved slot failed: the slot is free again.
+    pub fn preparation_failed(&self) {
+        let mut tables = self.tables();
+        tables.reserved = tables.reserved.saturating_sub(1);
+        drop(tables);
+        self.wake();
+    }
+
+    async fn wait_for_slot(&self, key: &str, session_id: Option<&str>) -> Granted {
+        let mut announced = false;
+        loop {
+            // Subscribed before looking, so a change made after the look wakes this wait.
+            let mut changed = self.changed.subscribe();
+            match self.step(key, session_id) {
+                Step::Done(granted) => {
+                    self.wake();
+                    return granted;
+                }
+                Step::Wait => {
+                    if !announced && session_id.is_some() {
+                        announced = true;
+                        let run_id = key.to_owned();
+                        let _ = self.notices.send(Notice::Queued { run_id });
+                    }
+                    // The sender lives as long as `self`.
+                    let _ = changed.changed().await;
+                }
+                Step::Evict(victim, executor) => self.evict(&victim, &executor).await,
+            }
+        }
+    }
+
+    /// One look at the queue for `key` (a Run ID, or a preparation's key when `session_id` is
+    /// `None`).
+    fn step(&self, key: &str, session_id: Option<&str>) -> Step {
+        let mut tables = self.tables();
+        let Some(position) = tables.queue.iter().position(|r| r == key) else {
+            return Step::Done(Granted::Cancelled);
+        };
+        let now = tables.tick();
+        let grant = |session: &mut Session| {
+            session.slot = Slot::Held;
+            session.busy = true;
+            session.last_used = now;
+            if let Some(timer) = session.idle_timer.take() {
+                timer.abort();
+            }
+            Granted::Session(session.executor.clone())
+        };
+        if let Some(id) = session_id {
+            let Some(session) = tables.sessions.get_mut(id) else {
+                tables.queue.remove(position);
+                return Step::Done(Granted::Gone);
+            };
+            // Its process (or the right to launch one) is already counted.
+            if session.slot == Slot::Held {
+                let granted = grant(session);
+                tables.queue.remove(position);
+                return Step::Done(granted);
+            }
+        }
+        if position != 0 {
+            return Step::Wait;
+        }
+        if tables.live() >= self.max_live {
+            // A holder whose process ended on its own frees its slot without an eviction.
+            for other in tables.sessions.values_mut() {
+                if other.slot == Slot::Held && !other.busy && !other.executor.is_resident() {
+                    other.slot = Slot::None;
+                }
+            }
+        }
+        if tables.live() < self.max_live {
+            let granted = match session_id {
+                Some(id) => match tables.sessions.get_mut(id) {
+                    Some(session) => grant(session),
+                    None => Granted::Gone,
+                },
+                None => {
+                    tables.reserved += 1;
+                    Granted::Reservation
+                }
+            };
+            tables.queue.pop_front();
+            return Step::Done(granted);
+        }
+        let victim = tables
+            .sessions
+            .iter_mut()
+            .filter(|(_, s)| s.slot == Slot::Held && !s.busy)
+            .min_by_key(|(_, s)| s.last_used);
+        match victim {
+            Some((id, victim)) => {
+                victim.slot = Slot::Evicting;
+                if let Some(timer) = victim.idle_timer.take() {
+                    timer.abort();
+                }
+                Step::Evict(id.clone(), victim.executor.clone())
+            }
+            None => Step::Wait,
+        }
+    }
+
+    /// Ends the process of `session_id`, which is marked [`Slot::Evicting`], then frees its slot.
+    async fn evict(&self, session_id: &str, executor: &Arc<dyn SessionExecutor>) {
+        let evicted = executor.evict().await.is_ok();
+        if let Some(session) = self.tables().sessions.get_mut(session_id)
+            && session.slot == Slot::Evicting
+        {
+            // A refusal (a Turn runs) keeps the process, and so the slot.
+            session.slot = if evicted { Slot::None } else { Slot::Held };
+        }
+        self.wake();
+        if evicted {
+            tracing::debug!(session_id, "evicted a session's harness process");
+            let session_id = session_id.to_owned();
+            let _ = self.notices.send(Notice::Evicted { session_id });
+        }
+    }
+
+    /// The Session's Turn ended: it is idle, evictable, and its idle period starts.
     pub fn turn_ended(&self, session_id: &str) {
+        let mut tables = self.tables();
+        let now = tables.tick();
+        if let Some(session) = tables.sessions.get_mut(session_id) {
+            session.busy = false;
+            session.last_used = now;
+            // The Turn may have ended the process (a crash, a discarded process).
+            if session.slot == Slot::Held && !session.executor.is_resident() {
+                session.slot = Slot::None;
+            }
+        }
+        drop(tables);
         self.arm_idle_timer(session_id);
+        self.wake();
     }
 
     fn arm_idle_timer(&self, session_id: &str) {
@@ -129,22 +395,28 @@ impl Sessions {
         let Some(session) = tables.sessions.get_mut(session_id) else {
             return;
         };
-        let executor = session.executor.clone();
-        let (idle, notices, id) = (
-            self.idle_timeout,
-            self.notices.clone(),
-            session_id.to_owned(),
-        );
+        if session.slot != Slot::Held || session.busy {
+            return;
+        }
+        let (this, id) = (self.clone(), session_id.to_owned());
         let task = tokio::spawn(async move {
-            tokio::time::sleep(idle).await;
+            tokio::time::sleep(this.idle_timeout).await;
             // Only the wait is abortable: the eviction itself runs detached, so a Turn starting
-            // now cannot cut a process shutdown in half (it waits for the executor instead).
+            // now cannot cut a process shutdown in half (it queues for the slot instead).
             tokio::spawn(async move {
-                // Busy means a Turn started meanwhile; it re-arms the timer when it ends.
-                if executor.is_resident() && executor.evict().await.is_ok() {
-                    tracing::debug!(session_id = %id, "evicted an idle session");
-                    let _ = notices.send(Notice::Evicted { session_id: id });
-                }
+                let executor = {
+                    let mut tables = this.tables();
+                    let Some(session) = tables.sessions.get_mut(&id) else {
+                        return;
+                    };
+                    if session.slot != Slot::Held || session.busy {
+                        return;
+                    }
+                    session.slot = Slot::Evicting;
+                    session.idle_timer = None;
+                    session.executor.clone()
+                };
+                this.evict(&id, &executor).await;
             });
         });
         if let Some(old) = session.idle_timer.replace(task.abort_handle()) {
@@ -172,5 +444,10 @@ impl Sessions {
         let mut slot = self.tables().runs.get(run_id)?.clone();
         let control = slot.wait_for(Option::is_some).await.ok()?;
         control.clone()
+    }
+
+    /// Sessions holding a process slot (live or being ended), for observers.
+    pub fn live(&self) -> usize {
+        self.tables().live()
     }
 }

@@ -25,7 +25,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 use switchboard_runtime::remote::run_remote_with;
-use switchboard_runtime::{Locator, Registry, RemoteError, RemoteOptions, RuntimeOptions};
+use switchboard_runtime::{Locator, Registry, RemoteError, RemoteOptions};
 use tokio_tungstenite::tungstenite;
 
 use crate::enrolled::{self, Saved};
@@ -58,6 +58,12 @@ pub struct RuntimeArgs {
     /// enrollment and kept in its data dir).
     #[arg(long, env = "SWITCHBOARD_RUNTIME_ID")]
     pub runtime_id: Option<String>,
+    /// Harness processes the Runtime keeps alive at once. A Turn that needs one more evicts
+    /// the least recently used idle Session's process (its state stays on disk; its next Turn
+    /// resumes it); when every process runs a Turn, it waits queued. Default: available memory
+    /// / 128 MB, between 4 and 1024.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_live_harnesses: Option<u64>,
 }
 
 /// What this Runtime presents to Core.
@@ -147,7 +153,7 @@ pub async fn run(args: RuntimeArgs) -> anyhow::Result<()> {
     let registry = Arc::new(Registry::standard(Locator::from_env(&data_dir)));
     let options = RemoteOptions {
         runtime_id: runtime_id.clone(),
-        runtime: RuntimeOptions::for_data_dir(&data_dir),
+        runtime: crate::serve::runtime_options(&data_dir, args.max_live_harnesses),
     };
 
     let shutdown = crate::serve::shutdown_signal()?;

@@ -89,6 +89,12 @@ pub struct ServeArgs {
     /// Open connections served at once; more wait to be accepted until one closes.
     #[arg(long, default_value_t = 4096, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections: u64,
+    /// Harness processes the Runtime keeps alive at once. A Turn that needs one more evicts
+    /// the least recently used idle Session's process (its state stays on disk; its next Turn
+    /// resumes it); when every process runs a Turn, it waits queued. Default: available memory
+    /// / 128 MB, between 4 and 1024.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_live_harnesses: Option<u64>,
 }
 
 /// How long open connections get to finish their request in flight once serving stops.
@@ -109,6 +115,15 @@ fn to_install(args: &ServeArgs) -> Vec<switchboard_protocol::HarnessId> {
 fn parse_harness(s: &str) -> Result<HarnessId, String> {
     HarnessId::parse(s)
         .ok_or_else(|| format!("unknown harness '{s}' (codex, claude_code, minimax_code)"))
+}
+
+/// The Runtime's options for a data dir, with `--max-live-harnesses` when given.
+pub fn runtime_options(data_dir: &std::path::Path, max_live: Option<u64>) -> RuntimeOptions {
+    let mut options = RuntimeOptions::for_data_dir(data_dir);
+    if let Some(n) = max_live.and_then(|n| usize::try_from(n).ok()) {
+        options.max_live_harnesses = n;
+    }
+    options
 }
 
 /// Opens (creating) the data directory and its store.
@@ -195,7 +210,8 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
                 .install_missing(&to_install(&args), crate::harness::Spinner::logging())
                 .await;
         }
-        let local = LocalRuntime::start(registry, RuntimeOptions::for_data_dir(&args.data_dir));
+        let options = runtime_options(&args.data_dir, args.max_live_harnesses);
+        let local = LocalRuntime::start(registry, options);
         let (to_runtime, from_runtime) = local.into_channels();
         state
             .engine

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fake_core;
+pub mod limit;
 pub mod mcp;
 pub mod mcp_server;
 pub mod mcp_stdio;

@@ -1,0 +1,62 @@
+//! How many live harness processes a Runtime keeps by default.
+//!
+//! A resident `codex app-server` costs about 22 MB of private memory and a Claude Code process
+//! more; a Turn's tools and model traffic add to it. The default budgets
+//! [`BUDGET_PER_PROCESS`] per process out of the memory available when the Runtime starts
+//! (`MemAvailable` in `/proc/meminfo`), kept between [`FLOOR`] and [`CEILING`]: a small machine
+//! still runs a few Sessions at once, and a large one does not spawn thousands of processes
+//! before anything else pushes back. When the memory cannot be read the floor applies.
+
+/// Memory set aside for one live harness process.
+pub const BUDGET_PER_PROCESS: u64 = 128 * 1024 * 1024;
+/// The fewest live processes a default allows.
+pub const FLOOR: usize = 4;
+/// The most live processes a default allows.
+pub const CEILING: usize = 1024;
+
+/// The default `--max-live-harnesses` for this machine.
+pub fn default_max_live_harnesses() -> usize {
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| mem_available(&text));
+    from_available(available)
+}
+
+/// The default for `available` bytes of memory (`None`: unknown).
+pub fn from_available(available: Option<u64>) -> usize {
+    let Some(bytes) = available else {
+        return FLOOR;
+    };
+    let fits = usize::try_from(bytes / BUDGET_PER_PROCESS).unwrap_or(CEILING);
+    fits.clamp(FLOOR, CEILING)
+}
+
+/// `MemAvailable` (falling back to `MemTotal`) in bytes.
+fn mem_available(meminfo: &str) -> Option<u64> {
+    let field = |name: &str| {
+        meminfo.lines().find_map(|line| {
+            let rest = line.strip_prefix(name)?.strip_prefix(':')?;
+            let kib: u64 = rest.trim().strip_suffix("kB")?.trim().parse().ok()?;
+            kib.checked_mul(1024)
+        })
+    };
+    field("MemAvailable").or_else(|| field("MemTotal"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_divides_available_memory_within_bounds() {
+        let meminfo =
+            "MemTotal:       24684000 kB\nMemFree:  1000 kB\nMemAvailable:   23615488 kB\n";
+        let available = mem_available(meminfo);
+        assert_eq!(available, Some(23_615_488 * 1024));
+        assert_eq!(from_available(available), 180);
+        assert_eq!(mem_available("MemTotal: 2048 kB\n"), Some(2048 * 1024));
+        assert_eq!(from_available(Some(100 * 1024 * 1024)), FLOOR);
+        assert_eq!(from_available(Some(u64::MAX)), CEILING);
+        assert_eq!(from_available(None), FLOOR);
+    }
+}
