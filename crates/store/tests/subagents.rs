@@ -6,7 +6,7 @@
 
 mod support;
 
-use support::{page, session_with, store};
+use support::{deletion, page, session_with, store};
 use switchboard_store::{
     ChildItemRecord, ChildTurnRecord, Order, SessionWrite, Store, StoreError, SubagentRecord,
     SubagentStore,
@@ -109,7 +109,7 @@ async fn child_rows_are_scoped_paged_and_go_with_the_session() {
         .unwrap();
     assert_eq!(child_turns.data.len(), 1);
 
-    assert!(s.delete_session("a").await.unwrap());
+    assert!(s.delete_session(&deletion("a"), None).await.unwrap());
     assert_eq!(s.get_subagent("a", "a_sub").await.unwrap(), None);
     let gone = s
         .list_child_items("a", "a_sub", None, &page(None, 10, Order::Asc))

@@ -48,6 +48,8 @@ pub fn configuration(base_url: &str, functions: Vec<FunctionToolSpec>) -> Sessio
         tool_search: false,
         execution_controls: ExecutionControls::default(),
         mcp_servers: vec![],
+        mcp_stdio_servers: vec![],
+        mcp_environment_servers: vec![],
         harness_config: None,
         workspace: None,
     }
