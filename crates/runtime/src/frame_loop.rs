@@ -309,7 +309,8 @@ impl Loop {
                     .await;
             }
         };
-        if let Err(message) = crate::mcp_environment::check(&configuration) {
+        let mut configuration = configuration;
+        if let Err(message) = crate::mcp_environment::route(&mut configuration) {
             let error = (crate::mcp_environment::CODE, message);
             return self
                 .preparation(&session_id, PreparationState::Failed, Some(error))

@@ -1,8 +1,8 @@
 //! An environment-origin HTTP MCP server on a self-hosted workspace is never relocated: the
 //! harness is given the server's own URL (not the credential gateway's) and connects to it
 //! from the workspace with the declared header; the model calls its tool and the `mcp_call`
-//! frames carry the result. One with a Vault bearer fails the start (the bearer would have to
-//! enter the harness), never anonymous instead.
+//! frames carry the result. One with a Vault bearer is served through the Runtime's credential
+//! gateway (on the workspace's own machine): the server gets the bearer, the harness never does.
 
 // Test code may panic (clippy.toml's test allowance misses integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -13,7 +13,7 @@ use serde_json::{Map, json};
 use support::mcp::*;
 use support::mcp_stdio::*;
 use support::scratch;
-use switchboard_mock_model::{Scenario, mcp_tool_turn};
+use switchboard_mock_model::mcp_tool_turn;
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::messages::{PreparationState, TurnOutcome};
 use switchboard_protocol::{McpCallStatus, RuntimeToCore};
@@ -80,29 +80,58 @@ async fn connects_from_the_workspace(harness: HarnessId, test: &str) {
     }
 }
 
-async fn a_bearer_fails_the_start(harness: HarnessId, test: &str) {
+async fn a_bearer_is_added_by_the_gateway(harness: HarnessId, test: &str) {
     let Some(binary) = binary(harness, test) else {
         return;
     };
-    let model = model(Scenario::new(vec![])).await;
+    const CANARY: &str = "tok-env-origin-canary";
+    let records = scratch("mcp-env-origin-bearer-record-");
+    let record_path = records.path().join("record.jsonl");
+    let fixture = HttpFixture::start(&record_path).await;
+    let model = model(mcp_tool_turn(
+        "wiki",
+        "get_time",
+        json!({"city": "Oslo"}),
+        "FINAL: time",
+    ))
+    .await;
     let state = scratch("mcp-env-origin-bearer-");
     let project = scratch("mcp-env-origin-project-");
-    let mut wiki = server("wiki", &dead_url(), None);
-    wiki.bearer = Some("tok-env-origin-canary".into());
+    let mut wiki = server("wiki", &fixture.url, None);
+    wiki.headers = Map::from_iter([("X-Team".to_owned(), json!("docs"))]);
+    wiki.bearer = Some(CANARY.into());
     let mut config = configuration(harness, &model, vec![]);
     config.mcp_environment_servers = vec![wiki];
     config.workspace = Some(self_hosted("env_home", project.path()));
     let mut runtime = runtime(harness, binary, state.path());
     let (prepared, error) = prepare(&mut runtime, "sess_1", config).await;
-    assert_eq!(prepared, PreparationState::Failed);
+    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
+    // The harness holds neither the bearer nor the server's own URL: only the gateway's.
+    assert!(command_lines_with(CANARY).is_empty());
+    assert!(command_lines_with(&fixture.url).is_empty());
+    let frames = turn(&mut runtime, "sess_1", "Time?").await;
+    let Some(RuntimeToCore::Done(done)) = frames.last() else {
+        panic!("{frames:?}")
+    };
+    assert_eq!(done.outcome, TurnOutcome::Completed, "{frames:?}");
+    let calls = mcp_calls(&frames);
     assert_eq!(
-        error.as_deref(),
-        Some(
-            "MCP server wiki connects from the workspace, where a Vault credential cannot be delivered; credentials reach only service-origin MCP servers."
-        )
+        calls.last().map(|c| c.status),
+        Some(McpCallStatus::Completed)
     );
-    assert!(model_requests(&model).is_empty());
-    assert!(!state.path().join("sessions").join("sess_1").exists());
+
+    let record = record(&record_path);
+    assert_eq!(tools_called(&record), vec!["get_time"]);
+    let headers = http_headers(&record);
+    assert!(!headers.is_empty());
+    for h in &headers {
+        assert_eq!(h.get("x-team"), Some(&json!("docs")), "{h:?}");
+        assert_eq!(
+            h.get("authorization"),
+            Some(&json!(format!("Bearer {CANARY}"))),
+            "{h:?}"
+        );
+    }
 }
 
 macro_rules! both_harnesses {
@@ -126,5 +155,5 @@ macro_rules! both_harnesses {
 
 both_harnesses! {
     an_environment_origin_server_is_reached_from_the_workspace_with_its_own_url => connects_from_the_workspace,
-    an_environment_origin_server_with_a_bearer_fails_the_start => a_bearer_fails_the_start,
+    an_environment_origin_server_with_a_bearer_gets_it_from_the_gateway => a_bearer_is_added_by_the_gateway,
 }
