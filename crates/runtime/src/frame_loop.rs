@@ -569,13 +569,10 @@ impl Loop {
     /// executor is resident (an evicted Session, or one from before a restart, has only the
     /// directory). `released` answers once nothing of it is left.
     async fn release(&self, session_id: String) {
-        if let Some(executor) = self.sessions.remove(&session_id) {
-            // Evicting refuses a Session mid-Turn (Core deletes only idle Sessions); then the
-            // Turn's task holds the last reference and the process is killed when that Turn
-            // ends and drops it.
-            if let Err(error) = executor.evict().await {
-                tracing::warn!(session = %session_id, %error, "release of a busy Session");
-            }
+        // Evicting refuses a Session mid-Turn (Core deletes only idle Sessions); then the Turn's
+        // task holds the last reference and the process is killed when that Turn ends.
+        if let Some(Err(error)) = self.sessions.release(&session_id).await {
+            tracing::warn!(session = %session_id, %error, "release of a busy Session");
         }
         self.relays_held().remove(&session_id);
         self.workspaces.release(&session_id);

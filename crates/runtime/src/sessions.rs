@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use switchboard_protocol::SessionExecutor;
-use switchboard_protocol::adapter::TurnControlRef;
+use switchboard_protocol::adapter::{AdapterError, TurnControlRef};
 use tokio::sync::{broadcast, watch};
 use tokio::task::AbortHandle;
 
@@ -189,14 +189,35 @@ impl Sessions {
         self.wake();
     }
 
-    /// Forgets a Session, returning its executor for the caller to shut down.
-    pub fn remove(&self, session_id: &str) -> Option<Arc<dyn SessionExecutor>> {
+    /// Forgets a Session, returning its executor; its slot frees now.
+    fn remove(&self, session_id: &str) -> Option<Arc<dyn SessionExecutor>> {
         let session = self.tables().sessions.remove(session_id)?;
         if let Some(timer) = session.idle_timer {
             timer.abort();
         }
         self.wake();
         Some(session.executor)
+    }
+
+    /// Forgets a Session for good (its release), ending its process first while its slot stays
+    /// counted, so a queued Turn never launches a process before this one is gone. `None` when
+    /// the Session is not here; an evict refused because a Turn runs leaves that Turn the last
+    /// holder of the executor (its process ends with the Turn).
+    pub async fn release(&self, session_id: &str) -> Option<Result<(), AdapterError>> {
+        let executor = {
+            let mut tables = self.tables();
+            let session = tables.sessions.get_mut(session_id)?;
+            if let Some(timer) = session.idle_timer.take() {
+                timer.abort();
+            }
+            if session.slot == Slot::Held && !session.busy {
+                session.slot = Slot::Evicting;
+            }
+            session.executor.clone()
+        };
+        let evicted = executor.evict().await;
+        self.remove(session_id);
+        Some(evicted)
     }
 
     /// Every Session (for shutdown).
