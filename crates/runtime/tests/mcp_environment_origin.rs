@@ -9,6 +9,8 @@
 
 mod support;
 
+use support::both_harnesses;
+
 use serde_json::{Map, json};
 use support::mcp::*;
 use support::mcp_stdio::*;
@@ -132,25 +134,6 @@ async fn a_bearer_is_added_by_the_gateway(harness: HarnessId, test: &str) {
             "{h:?}"
         );
     }
-}
-
-macro_rules! both_harnesses {
-    ($($name:ident => $body:ident),* $(,)?) => {
-        mod codex {
-            use super::*;
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() {
-                $body(HarnessId::Codex, concat!("codex::", stringify!($name))).await
-            })*
-        }
-        mod claude {
-            use super::*;
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() {
-                $body(HarnessId::ClaudeCode, concat!("claude::", stringify!($name))).await
-            })*
-        }
-    };
 }
 
 both_harnesses! {

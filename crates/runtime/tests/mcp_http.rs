@@ -7,6 +7,8 @@
 
 mod support;
 
+use support::both_harnesses;
+
 use serde_json::{Map, json};
 use support::mcp::*;
 use support::mcp_server::{McpServer as TestServer, TOOLS};
@@ -236,25 +238,6 @@ async fn required_down_at_cold_resume(harness: HarnessId, test: &str) {
         last.contains("REMEMBER-first-turn") && last.contains("third"),
         "{last}"
     );
-}
-
-macro_rules! both_harnesses {
-    ($($name:ident => $body:ident),* $(,)?) => {
-        mod codex {
-            use super::*;
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() {
-                $body(HarnessId::Codex, concat!("codex::", stringify!($name))).await
-            })*
-        }
-        mod claude {
-            use super::*;
-            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn $name() {
-                $body(HarnessId::ClaudeCode, concat!("claude::", stringify!($name))).await
-            })*
-        }
-    };
 }
 
 both_harnesses! {

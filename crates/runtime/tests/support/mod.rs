@@ -174,3 +174,27 @@ pub async fn until_done(runtime: &mut LocalRuntime, run_id: &str) -> Vec<Runtime
         }
     }
 }
+
+/// A `codex` and a `claude` module of multi-threaded tokio tests from `name => body` pairs; each
+/// calls `body(harness, "<harness>::<name>")`. The caller has `HarnessId` in scope.
+#[allow(unused_macros)]
+macro_rules! both_harnesses {
+    ($($name:ident => $body:ident),* $(,)?) => {
+        mod codex {
+            use super::*;
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                $body(HarnessId::Codex, concat!("codex::", stringify!($name))).await
+            })*
+        }
+        mod claude {
+            use super::*;
+            $(#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn $name() {
+                $body(HarnessId::ClaudeCode, concat!("claude::", stringify!($name))).await
+            })*
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use both_harnesses;
