@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
-use super::{Cond, Listing, SqliteStore, of_session, texts};
+use super::{Cond, Listing, SqliteStore, in_session, of_session, texts};
 use crate::subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
 use crate::writer::{Bind, Statement};
 use crate::{Page, PageQuery, Result, SessionWrite};
@@ -79,9 +79,8 @@ pub(super) fn statements(w: &mut SessionWrite) -> Vec<Statement> {
 #[async_trait]
 impl SubagentStore for SqliteStore {
     async fn get_subagent(&self, session_id: &str, id: &str) -> Result<Option<SubagentRecord>> {
-        let row = sqlx::query("SELECT * FROM subagents WHERE session_id = $1 AND id = $2")
-            .bind(session_id)
-            .bind(id)
+        let sql = "SELECT * FROM subagents WHERE session_id = $1 AND id = $2";
+        let row = in_session(sql, session_id, id)
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.as_ref().map(subagent))
