@@ -4,8 +4,8 @@
 //! *confirmed* only when the agent reports a `tool_call_update` that completes the call (the
 //! agent's tool call for the `functions` server, [`crate::turn`] pairs it with the MCP request)
 //! carrying exactly the content and error flag our MCP answer had. A terminal update for a call
-//! we have not answered means the agent gave up on it (its MCP client timed the call out): the
-//! call is abandoned.
+//! we have not answered, or a `failed` one that is not our answer, means the agent gave up on it
+//! (its MCP client timed the call out): the call is abandoned, without a receipt.
 
 use serde_json::Value;
 use switchboard_adapter_kit::receipts::{self, Wording};

@@ -145,7 +145,8 @@ impl Driver {
                     call.status,
                     ToolCallStatus::Completed | ToolCallStatus::Failed
                 ) {
-                    self.ended(&call.tool_call_id.0, call.raw_output.as_ref(), out);
+                    let failed = call.status == ToolCallStatus::Failed;
+                    self.ended(&call.tool_call_id.0, call.raw_output.as_ref(), failed, out);
                 }
             }
             SessionUpdate::ToolCallUpdate(update) => {
@@ -154,9 +155,11 @@ impl Driver {
                     Some(ToolCallStatus::Completed | ToolCallStatus::Failed)
                 );
                 if ended {
+                    let failed = update.fields.status == Some(ToolCallStatus::Failed);
                     self.ended(
                         &update.tool_call_id.0,
                         update.fields.raw_output.as_ref(),
+                        failed,
                         out,
                     );
                 }
@@ -184,11 +187,13 @@ impl Driver {
         }
     }
 
-    /// A tool call ended in the agent's record.
+    /// A tool call ended in the agent's record. A failure that is not our answer means the
+    /// agent gave up on the call (its MCP client timed it out), answered or not: abandoned.
     fn ended(
         &mut self,
         tool_call_id: &str,
         raw_output: Option<&Value>,
+        failed: bool,
         out: &mut Vec<AdapterEvent>,
     ) {
         // An agent call that never reached us ended: nothing was published for it.
@@ -198,9 +203,11 @@ impl Driver {
             .get(tool_call_id)
             .cloned()
             .unwrap_or_else(|| tool_call_id.to_owned());
-        let change = self
-            .calls
-            .observe(&call_id, |_, answer| receipts::records(raw_output, answer));
+        let recorded = |_: &str, answer: &CallAnswer| receipts::records(raw_output, answer);
+        let change = failed
+            .then(|| self.calls.abandon_answered(&call_id, recorded))
+            .flatten()
+            .or_else(|| self.calls.observe(&call_id, recorded));
         if let Some(change) = change {
             if matches!(change, CallChange::Abandoned { .. }) {
                 // The agent gave up (its MCP client timed out): the MCP request gets the

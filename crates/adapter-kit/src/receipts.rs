@@ -202,6 +202,36 @@ impl<R: Clone, E> CallTable<R, E> {
         }
     }
 
+    /// The harness gave up on an answered call (its record is a failure that is not the
+    /// answer: an MCP client timed the call out before the answer reached it). The call is
+    /// abandoned, its receipt refused as `call_abandoned`; `None` when the call is not answered
+    /// or `recorded(name, expected)` says the record is the answer after all.
+    pub fn abandon_answered(
+        &mut self,
+        call_id: &str,
+        recorded: impl FnOnce(&str, &E) -> bool,
+    ) -> Option<CallChange> {
+        let call = self.calls.get_mut(call_id)?;
+        let (CallState::Answered { expected, .. } | CallState::Late { expected }) = &call.state
+        else {
+            return None;
+        };
+        if recorded(&call.name, expected) {
+            return None;
+        }
+        if let CallState::Answered { waiter, .. } =
+            std::mem::replace(&mut call.state, CallState::Abandoned)
+        {
+            let _ = waiter.send(Receipt::refused(
+                CALL_ABANDONED,
+                "The harness abandoned the call.",
+            ));
+        }
+        Some(CallChange::Abandoned {
+            call_id: call_id.to_owned(),
+        })
+    }
+
     /// The harness dropped the request routed by `route`: the call still pending under it is
     /// abandoned.
     pub fn abandon_pending(&mut self, route: impl Fn(&R) -> bool) -> Option<CallChange> {
@@ -377,6 +407,28 @@ mod tests {
         // A different late record settles the call without an application.
         assert_eq!(table.observe("c2", |_, _| false), None);
         assert_eq!(table.observe("c2", |_, _| true), None);
+    }
+
+    #[tokio::test]
+    async fn a_failed_record_of_an_answered_call_abandons_it() {
+        let mut table = CallTable::new(WORDING);
+        table.register("c1", "f", 0);
+        let (tx, rx) = oneshot::channel();
+        table.answered("c1", "ok", tx);
+        assert_eq!(table.abandon_answered("c1", |_, e| *e == "ok"), None);
+        assert_eq!(
+            table.abandon_answered("c1", |_, _| false),
+            Some(CallChange::Abandoned {
+                call_id: "c1".into()
+            })
+        );
+        assert!(matches!(
+            rx.await.unwrap(),
+            Receipt::Refused { code, .. } if code == CALL_ABANDONED
+        ));
+        assert_eq!(table.observe("c1", |_, _| true), None);
+        table.register("c2", "f", 0);
+        assert_eq!(table.abandon_answered("c2", |_, _| false), None);
     }
 
     #[test]

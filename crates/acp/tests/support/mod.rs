@@ -82,13 +82,26 @@ pub async fn weather_turn_acp(executor: &dyn SessionExecutor, n: u32, text: &str
 /// A launcher standing in for `mcode` (`fixtures/mcode_standin.py`) in `dir`, running the
 /// codex-acp at `codex_acp` on the `config.yaml` the `minimax_code` profile writes.
 pub fn standin_mcode(dir: &std::path::Path, codex_acp: &std::path::Path) -> PathBuf {
+    standin_mcode_with(dir, codex_acp, &[])
+}
+
+/// [`standin_mcode`] with the stand-in's own options (`--tool-timeout`, `--hold`, `--record`).
+pub fn standin_mcode_with(
+    dir: &std::path::Path,
+    codex_acp: &std::path::Path,
+    options: &[(&str, &std::path::Path)],
+) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let script = repo_root().join("crates/acp/tests/fixtures/mcode_standin.py");
     let launcher = dir.join("mcode");
+    let options: String = options
+        .iter()
+        .map(|(name, value)| format!(" --{name} '{}'", value.display()))
+        .collect();
     std::fs::write(
         &launcher,
         format!(
-            "#!/bin/sh\nexec python3 '{}' --codex-acp '{}' \"$@\"\n",
+            "#!/bin/sh\nexec python3 '{}' --codex-acp '{}'{options} \"$@\"\n",
             script.display(),
             codex_acp.display()
         ),
@@ -96,4 +109,17 @@ pub fn standin_mcode(dir: &std::path::Path, codex_acp: &std::path::Path) -> Path
     .unwrap();
     std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
     launcher
+}
+
+/// Polls (bounded) until `path` exists.
+pub async fn until_exists(path: &std::path::Path) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while !path.exists() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{} never appeared",
+            path.display()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
