@@ -7,6 +7,7 @@ server finds the launcher through `SWITCHBOARD_MINIMAX_CODE_BIN`, as it would fi
 `mcode`. MiniMax needs the model's token limits, which the deployment's default providers do not
 carry, so each Session brings its own provider bundle (the mock model)."""
 
+import json
 import os
 import pathlib
 
@@ -32,12 +33,24 @@ def codex_acp() -> pathlib.Path:
     return path
 
 
-def install_standin(directory: pathlib.Path) -> pathlib.Path:
-    """Writes an `mcode` launcher into `directory` and returns its path."""
+def install_standin(directory: pathlib.Path, **options) -> pathlib.Path:
+    """Writes an `mcode` launcher into `directory` and returns its path. `options` are the
+    stand-in's own (`tool_timeout=1` for `--tool-timeout 1`, `hold=dir`, `record=dir`)."""
+    flags = "".join(f" --{k.replace('_', '-')} '{v}'" for k, v in options.items())
     launcher = directory / "mcode"
-    launcher.write_text(f"#!/bin/sh\nexec python3 '{STANDIN}' --codex-acp '{codex_acp()}' \"$@\"\n")
+    launcher.write_text(f"#!/bin/sh\nexec python3 '{STANDIN}' --codex-acp '{codex_acp()}'{flags} \"$@\"\n")
     launcher.chmod(0o755)
     return launcher
+
+
+def mcp_text(output: str) -> str:
+    """The result text of a `functions` call as codex-acp hands it to the model
+    (`Wall time: …\nOutput:\n<MCP content blocks>`); any other text (a timed-out call's
+    error) as it is."""
+    if "Output:\n" not in output:
+        return output
+    blocks = json.loads(output.split("Output:\n", 1)[1])
+    return "".join(b["text"] for b in blocks if b.get("type") == "text")
 
 
 class MinimaxHarness(Harness):
@@ -61,3 +74,8 @@ class MinimaxHarness(Harness):
                 },
             }
         }
+
+    def sent_results(self, engine):
+        """(call_id, result text) of each `functions` result the model received, first seen
+        first (the wall time codex adds is left out)."""
+        return [(call_id, mcp_text(output)) for call_id, output in super().sent_results(engine)]

@@ -1,0 +1,226 @@
+"""Function results on minimax_code Sessions, through the stand-in for `mcode` (codex-acp started
+from the profile's own config.yaml, minimax_support.py): the rows of the conflict table
+(execution-tools "Results") and the abandonment of a call by the agent's own MCP tool timeout
+(the stand-in declares `functions` in codex's config with `tool_timeout_sec`, as MiniMax Code's
+MCP client times calls out). Nothing here ran against MiniMax Code itself."""
+
+import openai
+import pytest
+
+from minimax_support import MinimaxHarness, install_standin
+from session_support import (
+    CANCEL,
+    history_snapshot,
+    items_raw,
+    kill_harness_processes,
+    message,
+    post_events,
+    session_raw,
+    tool_result,
+    turns_raw,
+    wait_for,
+    wait_idle,
+    wait_required_actions,
+    wait_turn_ended,
+)
+from test_sessions_results import (
+    CANNOT_ACCEPT,
+    DIFFERENT_RESULT,
+    NOT_FOUND,
+    OTHER_TURN,
+    assert_rejected,
+    conflict,
+    invalid,
+    outputs,
+)
+from conftest import error_of
+
+
+@pytest.fixture
+def standin():
+    """The stand-in's own options (a test parametrizes them)."""
+    return {}
+
+
+@pytest.fixture
+def engine(start_engine, tmp_path, monkeypatch, standin):
+    launcher = install_standin(tmp_path, **standin)
+    monkeypatch.setenv("SWITCHBOARD_MINIMAX_CODE_BIN", str(launcher))
+    return start_engine()
+
+
+@pytest.fixture
+def harness(engine):
+    return MinimaxHarness(engine.mock.base_url)
+
+
+def final_text(engine, sid):
+    return [i for i in items_raw(engine.raw, sid) if i["type"] == "message" and i["role"] == "assistant"][-1][
+        "content"
+    ][0]["text"]
+
+
+def test_identical_retry_is_accepted_before_and_after_turn_end(engine, harness):
+    sid, action = harness.create_pending(engine)
+    result = tool_result(action, output="sunny")
+    assert post_events(engine.raw, sid, [result])[0] == 202
+    status, _, body = post_events(engine.raw, sid, [result])
+    assert (status, body) == (202, None)
+    wait_idle(engine.raw, sid)
+    before = history_snapshot(engine.raw, sid)
+    assert [o["output"] for o in outputs(before["items"])] == ["sunny"]
+    assert final_text(engine, sid).startswith("FINAL: ")
+
+    assert engine.client.beta.agents.sessions.events.create(sid, events=[result]) is None
+    assert post_events(engine.raw, sid, [result])[:3:2] == (202, None)
+    assert history_snapshot(engine.raw, sid) == before
+    assert len(turns_raw(engine.raw, sid)) == 1
+    assert harness.sent_outputs(engine) == ["sunny"]
+
+
+def test_different_result_conflicts_while_running_and_after_end(engine, harness):
+    sid, action = harness.create_pending(engine)
+    assert post_events(engine.raw, sid, [tool_result(action, output="sunny")])[0] == 202
+    status, headers, body = post_events(engine.raw, sid, [tool_result(action, output="rainy")])
+    assert_rejected(status, headers, body, 409, conflict(DIFFERENT_RESULT))
+    wait_idle(engine.raw, sid)
+    before = history_snapshot(engine.raw, sid)
+    for changed in [tool_result(action, output="rainy"), tool_result(action, output="sunny", success=False)]:
+        status, headers, body = post_events(engine.raw, sid, [changed])
+        assert_rejected(status, headers, body, 409, conflict(DIFFERENT_RESULT))
+    with pytest.raises(openai.ConflictError) as e:
+        engine.client.beta.agents.sessions.events.create(sid, events=[tool_result(action, output="rainy")])
+    assert e.value.body == conflict(DIFFERENT_RESULT)
+    assert history_snapshot(engine.raw, sid) == before
+    assert harness.sent_outputs(engine) == ["sunny"]
+
+
+def test_first_result_after_cancel_conflicts(engine, harness):
+    sid, action = harness.create_pending(engine)
+    assert post_events(engine.raw, sid, [{"type": CANCEL}])[:3:2] == (202, None)
+    assert session_raw(engine.raw, sid)["required_actions"] == []
+    status, headers, body = post_events(engine.raw, sid, [tool_result(action)])
+    assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
+    assert wait_turn_ended(engine.raw, sid, action["turn_id"])["status"] == "cancelled"
+    wait_idle(engine.raw, sid)
+    before = history_snapshot(engine.raw, sid)
+    status, headers, body = post_events(engine.raw, sid, [tool_result(action)])
+    assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
+    assert history_snapshot(engine.raw, sid) == before
+    assert outputs(before["items"]) == []
+    assert harness.sent_results(engine) == []
+
+
+def test_result_for_a_call_of_a_turn_failed_by_harness_loss_conflicts(engine, harness):
+    sid, action = harness.create_pending(engine)
+    kill_harness_processes(engine.server, harness.process)
+    turn = wait_turn_ended(engine.raw, sid, action["turn_id"])
+    assert turn["status"] == "failed"
+    assert session_raw(engine.raw, sid)["required_actions"] == []
+    status, headers, body = post_events(engine.raw, sid, [tool_result(action)])
+    assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
+    # A new agent process runs the next Turn, whose call takes its result.
+    assert post_events(engine.raw, sid, [message("Try again")])[0] == 202
+    [again] = wait_required_actions(engine.raw, sid)["required_actions"]
+    assert again["turn_id"] != action["turn_id"]
+    assert post_events(engine.raw, sid, [tool_result(again, output="sunny")])[0] == 202
+    wait_idle(engine.raw, sid)
+    assert [o["output"] for o in outputs(items_raw(engine.raw, sid))] == ["sunny"]
+
+
+def test_unknown_call_is_400_naming_the_call_and_keeps_the_action(engine, harness):
+    sid, action = harness.create_pending(engine)
+    before = history_snapshot(engine.raw, sid)
+    unknown = tool_result({"turn_id": action["turn_id"], "call_id": harness.unknown_call_id})
+    status, headers, body = post_events(engine.raw, sid, [unknown])
+    assert_rejected(status, headers, body, 400, invalid(f"Unknown pending tool call: {harness.unknown_call_id}"))
+    assert history_snapshot(engine.raw, sid) == before
+    assert post_events(engine.raw, sid, [tool_result(action, output="sunny")])[0] == 202
+    wait_idle(engine.raw, sid)
+    assert harness.sent_outputs(engine) == ["sunny"]
+
+
+def test_call_of_another_turn_is_400_and_keeps_the_action(engine, harness):
+    sid, first = harness.create_pending(engine)
+    assert post_events(engine.raw, sid, [tool_result(first, output="sunny")])[0] == 202
+    wait_idle(engine.raw, sid)
+    assert post_events(engine.raw, sid, [message("And in Rome?")])[0] == 202
+    second = wait_required_actions(engine.raw, sid)["required_actions"][0]
+    assert second["turn_id"] != first["turn_id"] and second["call_id"] != first["call_id"]
+    before = history_snapshot(engine.raw, sid)
+    for event in [
+        tool_result({"turn_id": first["turn_id"], "call_id": second["call_id"]}),
+        tool_result({"turn_id": second["turn_id"], "call_id": first["call_id"]}, output="sunny"),
+    ]:
+        status, headers, body = post_events(engine.raw, sid, [event])
+        assert_rejected(status, headers, body, 400, invalid(OTHER_TURN))
+    assert history_snapshot(engine.raw, sid) == before
+    assert post_events(engine.raw, sid, [tool_result(second, output="warm")])[0] == 202
+    wait_idle(engine.raw, sid)
+    assert harness.sent_outputs(engine) == ["sunny", "warm"]
+
+
+def test_result_for_missing_session_is_404(engine, harness):
+    sid, action = harness.create_pending(engine)
+    status, _, body = post_events(engine.raw, "sess_00000000000000000000000000000000", [tool_result(action)])
+    assert status == 404 and error_of(body) == NOT_FOUND
+    assert session_raw(engine.raw, sid)["required_actions"] == [action]
+
+
+# Abandonment by the agent's own MCP tool timeout (1 s).
+
+
+@pytest.mark.parametrize("standin", [{"tool_timeout": 1}])
+def test_the_agents_tool_timeout_abandons_the_pending_call(engine, harness):
+    sid, action = harness.create_pending(engine)
+    # The call leaves the required actions and the Turn goes on (the model gets the timeout).
+    wait_for(lambda: session_raw(engine.raw, sid), lambda s: s["required_actions"] == [], what="the abandonment")
+    wait_idle(engine.raw, sid)
+    [turn] = turns_raw(engine.raw, sid)
+    assert turn["status"] == "completed"
+    assert "timed out" in final_text(engine, sid)
+    before = history_snapshot(engine.raw, sid)
+    assert outputs(before["items"]) == []
+    # A first result for the abandoned call is refused like one after cancellation, every time.
+    for _ in range(2):
+        status, headers, body = post_events(engine.raw, sid, [tool_result(action, output="sunny")])
+        assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
+    assert history_snapshot(engine.raw, sid) == before
+    # No result of ours reached the model: only the agent's timeout text.
+    [(call_id, text)] = harness.sent_results(engine)
+    assert call_id == action["call_id"] and "timed out" in text and "sunny" not in text
+
+
+@pytest.fixture
+def hold(tmp_path):
+    (tmp_path / "hold").mkdir()
+    return tmp_path / "hold"
+
+
+def test_a_result_admitted_after_the_timeout_is_abandoned_without_a_receipt(start_engine, tmp_path, monkeypatch, hold):
+    launcher = install_standin(tmp_path, tool_timeout=1, hold=hold)
+    monkeypatch.setenv("SWITCHBOARD_MINIMAX_CODE_BIN", str(launcher))
+    engine = start_engine()
+    harness = MinimaxHarness(engine.mock.base_url)
+    sid, action = harness.create_pending(engine)
+    # The agent has timed the call out; the stand-in holds its record of that, so the caller's
+    # result is admitted first.
+    wait_for(lambda: (hold / "held").exists(), bool, what="the agent's timeout")
+    result = tool_result(action, output="sunny")
+    assert post_events(engine.raw, sid, [result])[:3:2] == (202, None)
+    (hold / "release").write_text("")
+    # Abandoned: the action leaves, the Turn goes on to its end, and no output Item appears.
+    wait_for(lambda: session_raw(engine.raw, sid), lambda s: s["required_actions"] == [], what="the abandonment")
+    wait_idle(engine.raw, sid)
+    [turn] = turns_raw(engine.raw, sid)
+    assert turn["status"] == "completed"
+    before = history_snapshot(engine.raw, sid)
+    assert outputs(before["items"]) == []
+    # The admitted result's identical retry is still accepted; a different one is refused like a
+    # result after cancellation.
+    assert post_events(engine.raw, sid, [result])[:3:2] == (202, None)
+    status, headers, body = post_events(engine.raw, sid, [tool_result(action, output="rainy")])
+    assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
+    assert history_snapshot(engine.raw, sid) == before
+    [(_, text)] = harness.sent_results(engine)
+    assert "timed out" in text and "sunny" not in text
