@@ -25,14 +25,19 @@ pub fn new_table() -> CallTable {
     CallTable::new(WORDING)
 }
 
-/// Whether a terminal `tool_call_update`'s `rawOutput` is exactly `answer`.
-pub fn records(raw_output: Option<&Value>, answer: &CallAnswer) -> bool {
-    let Some(raw) = raw_output else {
-        return false;
-    };
-    let is_error = raw.get("isError").and_then(Value::as_bool).unwrap_or(false);
-    raw.get("content").and_then(Value::as_array) == Some(&answer.content)
-        && is_error == answer.is_error
+/// Whether a terminal `tool_call_update`'s `rawOutput` is exactly `answer`: the MCP result
+/// `{content, isError}` (codex-acp), or its content blocks alone with the update's status
+/// saying whether it was an error (claude-agent-acp).
+pub fn records(raw_output: Option<&Value>, failed: bool, answer: &CallAnswer) -> bool {
+    match raw_output {
+        Some(Value::Array(content)) => *content == answer.content && failed == answer.is_error,
+        Some(raw) => {
+            let is_error = raw.get("isError").and_then(Value::as_bool).unwrap_or(false);
+            raw.get("content").and_then(Value::as_array) == Some(&answer.content)
+                && is_error == answer.is_error
+        }
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -47,11 +52,15 @@ mod tests {
             is_error: false,
         };
         let raw = json!({"content": [{"type": "text", "text": "sunny"}], "isError": false});
-        assert!(records(Some(&raw), &answer));
+        assert!(records(Some(&raw), false, &answer));
         let other = json!({"content": [{"type": "text", "text": "rain"}]});
-        assert!(!records(Some(&other), &answer));
+        assert!(!records(Some(&other), false, &answer));
         let failed = json!({"content": [{"type": "text", "text": "sunny"}], "isError": true});
-        assert!(!records(Some(&failed), &answer));
-        assert!(!records(None, &answer));
+        assert!(!records(Some(&failed), true, &answer));
+        assert!(!records(None, false, &answer));
+        // Content blocks alone: the update's status carries the error flag.
+        let blocks = json!([{"type": "text", "text": "sunny"}]);
+        assert!(records(Some(&blocks), false, &answer));
+        assert!(!records(Some(&blocks), true, &answer));
     }
 }

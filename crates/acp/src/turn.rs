@@ -203,7 +203,7 @@ impl Driver {
             .get(tool_call_id)
             .cloned()
             .unwrap_or_else(|| tool_call_id.to_owned());
-        let recorded = |_: &str, answer: &CallAnswer| receipts::records(raw_output, answer);
+        let recorded = |_: &str, answer: &CallAnswer| receipts::records(raw_output, failed, answer);
         let change = failed
             .then(|| self.calls.abandon_answered(&call_id, recorded))
             .flatten()
@@ -314,8 +314,14 @@ impl Driver {
 }
 
 /// The server's tool and arguments when an agent tool call is a call of `functions`: codex-acp
-/// puts `{server, tool, arguments}` in `rawInput`, titled `Tool: functions/<tool>`.
+/// puts `{server, tool, arguments}` in `rawInput`, titled `Tool: functions/<tool>`;
+/// claude-agent-acp titles it `mcp__functions__<tool>`, with the arguments as `rawInput` (often
+/// still empty at the first notification: pairing falls back to the tool's name).
 fn functions_call(raw_input: Option<&Value>, title: &str) -> Option<(String, Value)> {
+    if let Some((server, tool)) = mcp_tool_name(title) {
+        let arguments = raw_input.cloned().unwrap_or_else(|| json!({}));
+        return (server == SERVER_LABEL).then(|| (tool.to_owned(), arguments));
+    }
     let raw = raw_input?;
     let server = raw
         .get("server")
@@ -330,10 +336,18 @@ fn functions_call(raw_input: Option<&Value>, title: &str) -> Option<(String, Val
     Some((tool, arguments))
 }
 
-/// `Tool: <server>/<tool>` → `<server>`.
+/// `Tool: <server>/<tool>` or `mcp__<server>__<tool>` → `<server>`.
 fn title_server(title: &str) -> Option<String> {
+    if let Some((server, _)) = mcp_tool_name(title) {
+        return Some(server.to_owned());
+    }
     let rest = title.strip_prefix("Tool: ")?;
     rest.split_once('/').map(|(server, _)| server.to_owned())
+}
+
+/// Claude Code's name of an MCP tool, `mcp__<server>__<tool>` → (server, tool).
+fn mcp_tool_name(title: &str) -> Option<(&str, &str)> {
+    title.strip_prefix("mcp__")?.split_once("__")
 }
 
 /// The MCP answer for a caller's result: its text parts (an error text last), flagged as an

