@@ -1,15 +1,17 @@
 """minimax_code Sessions through the official SDK, on both stand-ins for `mcode` (codex-acp or
 claude-agent-acp started from the profile's own config.yaml, see minimax_support.py): the
 function round trip with a tool handler and with manual `required_actions`, cancel while a call
-is pending, and the 400 when no `mcode` is installed. Nothing here ran against MiniMax Code
+is pending, steering with MiniMax Code's extension, and the 400 when no `mcode` is installed. Nothing here ran against MiniMax Code
 itself."""
+
+import json
 
 import pytest
 from openai import BadRequestError
 from openai.lib.beta.agents import AgentTurnResultError
 
 from minimax_support import MinimaxHarness, install_standin
-from session_support import wait_idle
+from session_support import wait_for, wait_idle
 from stream_support import S_REQUIRES_ACTION, assert_cancel_accepted, cancel_after, post_events, tool_result
 
 HANDLERS = {"get_weather": lambda args: {"temp": 21}}
@@ -91,3 +93,27 @@ def test_refused_with_a_400_when_mcode_is_absent(start_engine, tmp_path, monkeyp
     assert message.startswith("No connected Runtime can run the minimax_code harness: "), message
     assert "SWITCHBOARD_MINIMAX_CODE_BIN" in message, message
     assert engine.client.beta.agents.sessions.list().data == []
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_message_during_a_turn_steers_with_the_profiles_extension(start_engine, tmp_path, monkeypatch, agent):
+    # Neither stand-in agent has MiniMax Code's `mcode/session/steer`: the stand-in records it.
+    record = tmp_path / "record"
+    record.mkdir()
+    monkeypatch.setenv("SWITCHBOARD_MINIMAX_CODE_BIN", str(install_standin(tmp_path, agent, record=record)))
+    engine = start_engine()
+    harness = MinimaxHarness(engine.mock.base_url, agent)
+    session_id, action = harness.create_pending(engine)
+    status, _, body = post_events(engine, session_id, {"type": "agent.session.input.message", "input": "Answer faster."})
+    assert status == 202, body
+    steer = record / "steer.jsonl"
+    sent = wait_for(lambda: steer.read_text() if steer.exists() else "", bool, what="the steer")
+    [params] = [json.loads(line) for line in sent.splitlines()]
+    assert params["prompt"] == [{"type": "text", "text": "Answer faster."}]
+    # The steered message joined the running Turn, which goes on to its end.
+    assert post_events(engine, session_id, tool_result(action, "sunny"))[0] == 202
+    wait_idle(engine.raw, session_id)
+    items, _ = final_text(engine, session_id)
+    users = [i for i in items if i.type == "message" and i.role == "user"]
+    assert [u.content[0].text for u in users][-1] == "Answer faster."
+    assert {i.turn_id for i in items} == {action["turn_id"]}
