@@ -1,15 +1,17 @@
 //! One function-call Turn through Switchboard against the same scenario driven directly on the
 //! harness's adapter, in the same process and the same run, per native harness: Codex (issue #4's
-//! proof item) and Claude Code (issue #5's).
+//! proof item), Claude Code (issue #5's) and MiniMax Code on the ACP adapter (issue #14's).
 //!
 //! Run with `cargo bench -p switchboard --bench session_turn` (`SESSION_TURN_HARNESS`:
-//! `codex`, `claude_code` or `both`, default `both`; `SESSION_TURN_ITERS`, default 30;
-//! `SESSION_TURN_WARMUP`, default 2). It needs the pinned binary of every selected harness
-//! (`SWITCHBOARD_CODEX_BIN` / `SWITCHBOARD_CLAUDE_BIN` or `scripts/install-harnesses.sh`) and
-//! exits non-zero, before measuring anything, when one is missing.
+//! `codex`, `claude_code`, `minimax_code`, `both` (codex and claude_code, the default) or `all`;
+//! `SESSION_TURN_ITERS`, default 30; `SESSION_TURN_WARMUP`, default 2). It needs the pinned
+//! binary of every selected harness (`SWITCHBOARD_CODEX_BIN` / `SWITCHBOARD_CLAUDE_BIN` or
+//! `scripts/install-harnesses.sh`; `SWITCHBOARD_MINIMAX_CODE_BIN` or `mcode` on `PATH`, which
+//! may be the tests' stand-in `crates/acp/tests/fixtures/mcode_standin.py` behind a launcher)
+//! and exits non-zero, before measuring anything, when one is missing.
 //!
-//! Both sides run the real native binary (`codex app-server`, or `claude -p` over stream-json)
-//! against the in-process mock model with its built-in default (call the offered function once,
+//! Both sides run the real native binary (`codex app-server`, `claude -p` over stream-json, or
+//! `mcode acp` with the Session's functions as the loopback MCP server `functions`) against the in-process mock model with its built-in default (call the offered function once,
 //! then answer `FINAL: <output>`), on the endpoint the harness speaks (Responses under `/v1`,
 //! Anthropic Messages at the root):
 //!
@@ -49,6 +51,7 @@ use std::time::{Duration, Instant};
 use axum::serve::ListenerExt;
 use futures::{Stream, StreamExt};
 use serde_json::{Value, json};
+use switchboard_acp::{AcpAdapter, MINIMAX_CODE};
 use switchboard_claude::ClaudeAdapter;
 use switchboard_codex::CodexAdapter;
 use switchboard_core::{AppState, CoreConfig, auth, router};
@@ -81,38 +84,61 @@ const TARGET_ADDED_MS: f64 = 5.0;
 enum Harness {
     Codex,
     ClaudeCode,
+    MinimaxCode,
 }
 
 impl Harness {
-    /// `SESSION_TURN_HARNESS`: `codex`, `claude_code` or `both` (the default).
+    /// `SESSION_TURN_HARNESS`: `codex`, `claude_code`, `minimax_code`, `both` (codex and
+    /// claude_code, the default) or `all`.
     fn from_env() -> Result<Vec<Harness>, String> {
         match std::env::var("SESSION_TURN_HARNESS").as_deref() {
             Err(_) | Ok("both") => Ok(vec![Harness::Codex, Harness::ClaudeCode]),
+            Ok("all") => Ok(vec![
+                Harness::Codex,
+                Harness::ClaudeCode,
+                Harness::MinimaxCode,
+            ]),
             Ok("codex") => Ok(vec![Harness::Codex]),
             Ok("claude_code") => Ok(vec![Harness::ClaudeCode]),
+            Ok("minimax_code") => Ok(vec![Harness::MinimaxCode]),
             Ok(other) => Err(format!(
-                "SESSION_TURN_HARNESS={other:?}: expected codex, claude_code or both"
+                "SESSION_TURN_HARNESS={other:?}: expected codex, claude_code, minimax_code, \
+                 both or all"
             )),
         }
     }
 
-    /// The Runtime's install row: the wire name, the pin and where the binary is looked for.
-    fn install(self) -> &'static HarnessInstall {
+    /// The Runtime's install row: the wire name, the pin and where the binary is looked for
+    /// (none for MiniMax Code, which the Runtime locates itself).
+    fn install(self) -> Option<&'static HarnessInstall> {
         match self {
-            Harness::Codex => &switchboard_runtime::install::CODEX,
-            Harness::ClaudeCode => &switchboard_runtime::install::CLAUDE_CODE,
+            Harness::Codex => Some(&switchboard_runtime::install::CODEX),
+            Harness::ClaudeCode => Some(&switchboard_runtime::install::CLAUDE_CODE),
+            Harness::MinimaxCode => None,
         }
     }
 
-    /// The wire name (`codex`, `claude_code`), as `x_agents_core.harness` takes it.
+    /// The wire name, as `x_agents_core.harness` takes it.
     fn name(self) -> &'static str {
-        self.install().name
+        self.install().map_or("minimax_code", |row| row.name)
+    }
+
+    /// The package and its pin, for the report's heading.
+    fn package(self) -> (&'static str, &'static str) {
+        match self.install() {
+            Some(row) => (row.npm_package, row.pinned_version),
+            None => (
+                switchboard_pins::MINIMAX_CODE_PACKAGE,
+                MINIMAX_CODE.pinned_version,
+            ),
+        }
     }
 
     fn native(self) -> NativeHarness {
         match self {
             Harness::Codex => NativeHarness::Codex,
             Harness::ClaudeCode => NativeHarness::ClaudeCode,
+            Harness::MinimaxCode => NativeHarness::MinimaxCode,
         }
     }
 
@@ -120,6 +146,7 @@ impl Harness {
         match self {
             Harness::Codex => Arc::new(CodexAdapter::new(binary)),
             Harness::ClaudeCode => Arc::new(ClaudeAdapter::new(binary)),
+            Harness::MinimaxCode => Arc::new(AcpAdapter::new(MINIMAX_CODE, Some(binary))),
         }
     }
 
@@ -127,21 +154,32 @@ impl Harness {
         match self {
             Harness::Codex => "gpt-bench",
             Harness::ClaudeCode => "claude-bench",
+            // A slug the stand-in's codex knows (an unknown one adds a warning to the text).
+            Harness::MinimaxCode => "gpt-5.4",
         }
     }
 
     /// The provider protocol the harness speaks, in Core's and in the adapters' types.
     fn protocol(self) -> (ProviderProtocol, Wire) {
         match self {
-            Harness::Codex => (ProviderProtocol::Responses, Wire::Responses),
+            Harness::Codex | Harness::MinimaxCode => (ProviderProtocol::Responses, Wire::Responses),
             Harness::ClaudeCode => (ProviderProtocol::Anthropic, Wire::Anthropic),
+        }
+    }
+
+    /// The model's token limits: MiniMax Code's provider config requires them, so its Sessions
+    /// bring a provider bundle that has them (the deployment providers do not).
+    fn limits(self) -> (Option<u64>, Option<u64>) {
+        match self {
+            Harness::MinimaxCode => (Some(200_000), Some(8_192)),
+            _ => (None, None),
         }
     }
 
     /// The provider's base URL: the Responses API under `/v1`, Anthropic at the root.
     fn base_url(self, model: &MockModel) -> String {
         match self {
-            Harness::Codex => format!("{}/v1", model.base_url()),
+            Harness::Codex | Harness::MinimaxCode => format!("{}/v1", model.base_url()),
             Harness::ClaudeCode => model.base_url(),
         }
     }
@@ -149,7 +187,7 @@ impl Harness {
     /// The mock journal's `protocol` of this harness's model requests.
     fn journal_protocol(self) -> &'static str {
         match self {
-            Harness::Codex => "responses",
+            Harness::Codex | Harness::MinimaxCode => "responses",
             Harness::ClaudeCode => "anthropic",
         }
     }
@@ -157,7 +195,7 @@ impl Harness {
     /// The request member holding the conversation (where a function output shows up).
     fn conversation(self) -> &'static str {
         match self {
-            Harness::Codex => "input",
+            Harness::Codex | Harness::MinimaxCode => "input",
             Harness::ClaudeCode => "messages",
         }
     }
@@ -165,7 +203,7 @@ impl Harness {
     /// The request member holding the system prompt (the Agent's instructions land there).
     fn system(self) -> &'static str {
         match self {
-            Harness::Codex => "instructions",
+            Harness::Codex | Harness::MinimaxCode => "instructions",
             Harness::ClaudeCode => "system",
         }
     }
@@ -229,7 +267,9 @@ fn scratch() -> tempfile::TempDir {
 
 /// The harness's binary exactly as the local Runtime resolves it, checked against the pin.
 async fn harness_binary(harness: Harness, data_dir: &Path) -> Result<PathBuf, String> {
-    let row = harness.install();
+    let Some(row) = harness.install() else {
+        return minimax_binary().await;
+    };
     let found = switchboard_runtime::probe(&Locator::from_env(data_dir), row).await;
     if found.available() {
         return Ok(found.located.path);
@@ -241,6 +281,24 @@ async fn harness_binary(harness: Harness, data_dir: &Path) -> Result<PathBuf, St
         found.located.source.describe(),
         found.describe(),
         row.binary_env
+    ))
+}
+
+/// MiniMax Code's `mcode`, as the Runtime's registry locates it, when it reports the pin.
+async fn minimax_binary() -> Result<PathBuf, String> {
+    let Some(binary) = MINIMAX_CODE.locate(Path::new("")) else {
+        return Err(format!("minimax_code: {}", MINIMAX_CODE.missing_hint));
+    };
+    let advertised = AcpAdapter::new(MINIMAX_CODE, Some(binary.clone()))
+        .advertise()
+        .await;
+    if advertised.available {
+        return Ok(binary);
+    }
+    Err(format!(
+        "minimax_code at {}: {:?}",
+        binary.display(),
+        advertised.state
     ))
 }
 
@@ -275,11 +333,10 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
     );
     for (harness, binary) in binaries {
         println!();
+        let (package, version) = harness.package();
         println!(
-            "== {}: {} {} at {}",
+            "== {}: {package} {version} at {}",
             harness.name(),
-            harness.install().npm_package,
-            harness.install().pinned_version,
             binary.display()
         );
         let bench = Bench {
@@ -563,8 +620,8 @@ impl Bench<'_> {
                 protocol: self.harness.protocol().1,
                 base_url: self.harness.base_url(&self.world.model),
                 api_key: PROVIDER_KEY.into(),
-                context_window: None,
-                max_output_tokens: None,
+                context_window: self.harness.limits().0,
+                max_output_tokens: self.harness.limits().1,
             },
             function_tools: vec![FunctionToolSpec {
                 name: "get_weather".into(),
@@ -619,7 +676,7 @@ impl Bench<'_> {
     async fn switchboard(&self) -> Sample {
         let world = self.world;
         let n = world.next_id();
-        let body = json!({
+        let mut body = json!({
             "environment": {"type": "none"},
             "agent": {
                 "model": self.harness.model(),
@@ -635,6 +692,15 @@ impl Bench<'_> {
             "input": FIRST_PROMPT,
             "stream": true,
         });
+        if let (Some(window), Some(max)) = self.harness.limits() {
+            body["x_agents_core"]["model_provider"] = json!({
+                "protocol": "responses",
+                "base_url": self.harness.base_url(&world.model),
+                "api_key": PROVIDER_KEY,
+                "context_window": window,
+                "max_output_tokens": max,
+            });
+        }
         let mark = world.journal_mark();
         let first = format!("<<switchboard:{n}:1>>");
         let start = Instant::now();
