@@ -4,36 +4,32 @@ from the profile's own config.yaml, minimax_support.py): the rows of the conflic
 (the stand-in declares `functions` in codex's config with `tool_timeout_sec`, as MiniMax Code's
 MCP client times calls out). Nothing here ran against MiniMax Code itself."""
 
-import openai
 import pytest
 
 from minimax_support import MinimaxHarness, install_standin
 from session_support import (
-    CANCEL,
     history_snapshot,
     items_raw,
-    kill_harness_processes,
-    message,
     post_events,
     session_raw,
     tool_result,
     turns_raw,
     wait_for,
     wait_idle,
-    wait_required_actions,
-    wait_turn_ended,
 )
-from test_sessions_results import (
-    CANNOT_ACCEPT,
-    DIFFERENT_RESULT,
-    NOT_FOUND,
-    OTHER_TURN,
-    assert_rejected,
-    conflict,
-    invalid,
-    outputs,
+from test_sessions_results import CANNOT_ACCEPT, assert_rejected, conflict, outputs
+
+# The rows that read the same on every harness run here unchanged, on this module's `engine`
+# and `harness` (a minimax_code Session on the stand-in); identical retry is written out below
+# (codex-acp wraps the result it hands the model, so the final text is not `FINAL: sunny`).
+from test_sessions_results import (  # noqa: F401  (collected here)
+    test_call_of_another_turn_is_400_and_keeps_the_action,
+    test_different_result_conflicts_while_running_and_after_end,
+    test_first_result_after_cancel_conflicts,
+    test_result_for_a_call_of_a_turn_failed_by_harness_loss_conflicts,
+    test_result_for_missing_or_deleted_session_is_404,
+    test_unknown_call_is_400_naming_the_call_and_keeps_the_action,
 )
-from conftest import error_of
 
 
 @pytest.fixture
@@ -76,95 +72,6 @@ def test_identical_retry_is_accepted_before_and_after_turn_end(engine, harness):
     assert history_snapshot(engine.raw, sid) == before
     assert len(turns_raw(engine.raw, sid)) == 1
     assert harness.sent_outputs(engine) == ["sunny"]
-
-
-def test_different_result_conflicts_while_running_and_after_end(engine, harness):
-    sid, action = harness.create_pending(engine)
-    assert post_events(engine.raw, sid, [tool_result(action, output="sunny")])[0] == 202
-    status, headers, body = post_events(engine.raw, sid, [tool_result(action, output="rainy")])
-    assert_rejected(status, headers, body, 409, conflict(DIFFERENT_RESULT))
-    wait_idle(engine.raw, sid)
-    before = history_snapshot(engine.raw, sid)
-    for changed in [tool_result(action, output="rainy"), tool_result(action, output="sunny", success=False)]:
-        status, headers, body = post_events(engine.raw, sid, [changed])
-        assert_rejected(status, headers, body, 409, conflict(DIFFERENT_RESULT))
-    with pytest.raises(openai.ConflictError) as e:
-        engine.client.beta.agents.sessions.events.create(sid, events=[tool_result(action, output="rainy")])
-    assert e.value.body == conflict(DIFFERENT_RESULT)
-    assert history_snapshot(engine.raw, sid) == before
-    assert harness.sent_outputs(engine) == ["sunny"]
-
-
-def test_first_result_after_cancel_conflicts(engine, harness):
-    sid, action = harness.create_pending(engine)
-    assert post_events(engine.raw, sid, [{"type": CANCEL}])[:3:2] == (202, None)
-    assert session_raw(engine.raw, sid)["required_actions"] == []
-    status, headers, body = post_events(engine.raw, sid, [tool_result(action)])
-    assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
-    assert wait_turn_ended(engine.raw, sid, action["turn_id"])["status"] == "cancelled"
-    wait_idle(engine.raw, sid)
-    before = history_snapshot(engine.raw, sid)
-    status, headers, body = post_events(engine.raw, sid, [tool_result(action)])
-    assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
-    assert history_snapshot(engine.raw, sid) == before
-    assert outputs(before["items"]) == []
-    assert harness.sent_results(engine) == []
-
-
-def test_result_for_a_call_of_a_turn_failed_by_harness_loss_conflicts(engine, harness):
-    sid, action = harness.create_pending(engine)
-    kill_harness_processes(engine.server, harness.process)
-    turn = wait_turn_ended(engine.raw, sid, action["turn_id"])
-    assert turn["status"] == "failed"
-    assert session_raw(engine.raw, sid)["required_actions"] == []
-    status, headers, body = post_events(engine.raw, sid, [tool_result(action)])
-    assert_rejected(status, headers, body, 409, conflict(CANNOT_ACCEPT))
-    # A new agent process runs the next Turn, whose call takes its result.
-    assert post_events(engine.raw, sid, [message("Try again")])[0] == 202
-    [again] = wait_required_actions(engine.raw, sid)["required_actions"]
-    assert again["turn_id"] != action["turn_id"]
-    assert post_events(engine.raw, sid, [tool_result(again, output="sunny")])[0] == 202
-    wait_idle(engine.raw, sid)
-    assert [o["output"] for o in outputs(items_raw(engine.raw, sid))] == ["sunny"]
-
-
-def test_unknown_call_is_400_naming_the_call_and_keeps_the_action(engine, harness):
-    sid, action = harness.create_pending(engine)
-    before = history_snapshot(engine.raw, sid)
-    unknown = tool_result({"turn_id": action["turn_id"], "call_id": harness.unknown_call_id})
-    status, headers, body = post_events(engine.raw, sid, [unknown])
-    assert_rejected(status, headers, body, 400, invalid(f"Unknown pending tool call: {harness.unknown_call_id}"))
-    assert history_snapshot(engine.raw, sid) == before
-    assert post_events(engine.raw, sid, [tool_result(action, output="sunny")])[0] == 202
-    wait_idle(engine.raw, sid)
-    assert harness.sent_outputs(engine) == ["sunny"]
-
-
-def test_call_of_another_turn_is_400_and_keeps_the_action(engine, harness):
-    sid, first = harness.create_pending(engine)
-    assert post_events(engine.raw, sid, [tool_result(first, output="sunny")])[0] == 202
-    wait_idle(engine.raw, sid)
-    assert post_events(engine.raw, sid, [message("And in Rome?")])[0] == 202
-    second = wait_required_actions(engine.raw, sid)["required_actions"][0]
-    assert second["turn_id"] != first["turn_id"] and second["call_id"] != first["call_id"]
-    before = history_snapshot(engine.raw, sid)
-    for event in [
-        tool_result({"turn_id": first["turn_id"], "call_id": second["call_id"]}),
-        tool_result({"turn_id": second["turn_id"], "call_id": first["call_id"]}, output="sunny"),
-    ]:
-        status, headers, body = post_events(engine.raw, sid, [event])
-        assert_rejected(status, headers, body, 400, invalid(OTHER_TURN))
-    assert history_snapshot(engine.raw, sid) == before
-    assert post_events(engine.raw, sid, [tool_result(second, output="warm")])[0] == 202
-    wait_idle(engine.raw, sid)
-    assert harness.sent_outputs(engine) == ["sunny", "warm"]
-
-
-def test_result_for_missing_session_is_404(engine, harness):
-    sid, action = harness.create_pending(engine)
-    status, _, body = post_events(engine.raw, "sess_00000000000000000000000000000000", [tool_result(action)])
-    assert status == 404 and error_of(body) == NOT_FOUND
-    assert session_raw(engine.raw, sid)["required_actions"] == [action]
 
 
 # Abandonment by the agent's own MCP tool timeout (1 s).

@@ -29,7 +29,11 @@ async fn cancel_abandons_the_pending_call_and_the_session_goes_on() {
         }])
         .await;
     assert!(
-        matches!(&steer, Err(AdapterError::Rejected { code, .. }) if code == "unsupported_steering"),
+        matches!(
+            &steer,
+            Err(AdapterError::Rejected { code, message })
+                if code == "unsupported_steering" && message == "This agent has no steering extension."
+        ),
         "{steer:?}"
     );
     cancel_abandons(&mut turn, &call_id).await;
