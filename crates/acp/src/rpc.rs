@@ -8,30 +8,30 @@
 //! closes and every waiting request fails with [`RpcError::Closed`]. A Turn's `session/prompt`
 //! is answered only when the Turn ends, so its answer joins the same channel
 //! ([`Inbound::PromptDone`], [`Connection::prompt`]), after every update the agent sent before.
-//! The line framing and the table of waiting requests are the adapter kit's.
+//! The JSON-RPC client is the adapter kit's ([`switchboard_adapter_kit::jsonrpc`]); what is
+//! ACP's is the inbound type with the prompt's answer and the `functions` calls in it.
 
+use std::ops::Deref;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
-use serde_json::{Value, json};
-use switchboard_adapter_kit::jsonl::{self, Answer, JsonLines, LineWriter};
+use serde_json::Value;
+use switchboard_adapter_kit::jsonrpc::{Client, Dialect, Message};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::mpsc;
+
+pub use switchboard_adapter_kit::jsonrpc::RpcError;
+
+const ACP: Dialect = Dialect {
+    peer: "acp agent",
+    version_member: true,
+};
 
 /// What the agent sent us that is not the answer to a control request.
 #[derive(Debug)]
 pub enum Inbound {
-    /// An agent → client request; answer it with [`Connection::respond`].
-    Request {
-        id: Value,
-        method: String,
-        params: Value,
-    },
-    Notification {
-        method: String,
-        params: Value,
-    },
+    /// An agent → client request (answer it with [`Client::respond`]) or a notification.
+    Agent(Message),
     /// The answer to the running Turn's `session/prompt`.
     PromptDone(Result<Value, RpcError>),
     /// A call of the Session's `functions` MCP server (it is not the agent's stdio, but it must be
@@ -39,29 +39,15 @@ pub enum Inbound {
     FunctionCall(crate::functions::McpCall),
 }
 
-#[derive(Debug, Clone, thiserror::Error, PartialEq)]
-pub enum RpcError {
-    #[error("the agent closed the connection")]
-    Closed,
-    #[error("the agent did not answer `{0}` in time")]
-    Timeout(String),
-    #[error("the agent rejected `{method}`: {message}")]
-    Rejected {
-        method: String,
-        code: i64,
-        message: String,
-    },
-    #[error("could not write to the agent: {0}")]
-    Write(String),
+impl From<Message> for Inbound {
+    fn from(message: Message) -> Self {
+        Inbound::Agent(message)
+    }
 }
-
-type Pending = jsonl::Pending<i64, RpcError>;
 
 /// The client side of one ACP connection.
 pub struct Connection {
-    stdin: LineWriter,
-    next_id: AtomicI64,
-    pending: Pending,
+    client: Client,
     /// Where a prompt's answer and a function call join the agent's messages; weak, so that the
     /// channel closes when the reader ends.
     inbound: mpsc::WeakUnboundedSender<Inbound>,
@@ -73,43 +59,10 @@ impl Connection {
         stdin: ChildStdin,
         stdout: ChildStdout,
     ) -> (Arc<Connection>, mpsc::UnboundedReceiver<Inbound>) {
-        let pending = Pending::default();
         let (tx, rx) = mpsc::unbounded_channel();
-        let connection = Connection {
-            stdin: LineWriter::new(stdin),
-            next_id: AtomicI64::new(1),
-            pending: pending.clone(),
-            inbound: tx.downgrade(),
-        };
-        tokio::spawn(read_loop(stdout, pending, tx));
-        (Arc::new(connection), rx)
-    }
-
-    /// Sends a request and waits at most `timeout` for its answer.
-    pub async fn request(
-        &self,
-        method: &str,
-        params: Value,
-        timeout: Duration,
-    ) -> Result<Value, RpcError> {
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let Some(answer) = self.pending.register(id) else {
-            return Err(RpcError::Closed);
-        };
-        self.write(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await?;
-        match self.pending.wait(&id, answer, timeout).await {
-            Answer::Answered(result) => result.map_err(|e| match e {
-                RpcError::Rejected { code, message, .. } => RpcError::Rejected {
-                    method: method.to_owned(),
-                    code,
-                    message,
-                },
-                other => other,
-            }),
-            Answer::Closed => Err(RpcError::Closed),
-            Answer::TimedOut => Err(RpcError::Timeout(method.to_owned())),
-        }
+        let inbound = tx.downgrade();
+        let client = Client::start(stdin, stdout, ACP, tx);
+        (Arc::new(Connection { client, inbound }), rx)
     }
 
     /// Sends `session/prompt` and returns at once: its answer arrives on the inbound channel as
@@ -128,83 +81,12 @@ impl Connection {
             let _ = inbound.send(message);
         }
     }
-
-    /// Sends a notification.
-    pub async fn notify(&self, method: &str, params: Value) -> Result<(), RpcError> {
-        self.write(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
-            .await
-    }
-
-    /// Answers an agent request.
-    pub async fn respond(&self, id: &Value, result: Value) -> Result<(), RpcError> {
-        self.write(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
-            .await
-    }
-
-    /// Declines an agent request we do not handle.
-    pub async fn respond_error(
-        &self,
-        id: &Value,
-        code: i64,
-        message: &str,
-    ) -> Result<(), RpcError> {
-        self.write(
-            &json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}}),
-        )
-        .await
-    }
-
-    async fn write(&self, message: &Value) -> Result<(), RpcError> {
-        self.stdin.write(message).await.map_err(RpcError::Write)
-    }
 }
 
-async fn read_loop(stdout: ChildStdout, pending: Pending, inbound: mpsc::UnboundedSender<Inbound>) {
-    let mut lines = JsonLines::new(stdout, "acp agent");
-    while let Some(message) = lines.next().await {
-        dispatch(message, &pending, &inbound);
-    }
-    pending.close(|| RpcError::Closed);
-}
+impl Deref for Connection {
+    type Target = Client;
 
-fn dispatch(mut message: Value, pending: &Pending, inbound: &mpsc::UnboundedSender<Inbound>) {
-    let method = message
-        .get("method")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let id = message.get("id").cloned();
-    let params = message
-        .get_mut("params")
-        .map(Value::take)
-        .unwrap_or(Value::Null);
-    match (method, id) {
-        (Some(method), Some(id)) => {
-            let _ = inbound.send(Inbound::Request { id, method, params });
-        }
-        (Some(method), None) => {
-            let _ = inbound.send(Inbound::Notification { method, params });
-        }
-        (None, Some(id)) => {
-            let Some(waiter) = id.as_i64().and_then(|id| pending.take(&id)) else {
-                return;
-            };
-            let outcome = match message.get("error") {
-                Some(error) => Err(RpcError::Rejected {
-                    method: String::new(),
-                    code: error.get("code").and_then(Value::as_i64).unwrap_or(0),
-                    message: error
-                        .get("message")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned(),
-                }),
-                None => Ok(message
-                    .get_mut("result")
-                    .map(Value::take)
-                    .unwrap_or(Value::Null)),
-            };
-            let _ = waiter.send(outcome);
-        }
-        (None, None) => tracing::warn!("the acp agent wrote a message with neither method nor id"),
+    fn deref(&self) -> &Client {
+        &self.client
     }
 }

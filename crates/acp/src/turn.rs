@@ -35,6 +35,7 @@ use tokio::sync::oneshot;
 use crate::functions::{CallAnswer, McpCall, SERVER_LABEL};
 use crate::receipts::{self, CallTable};
 use crate::rpc::{Connection, Inbound, RpcError};
+use switchboard_adapter_kit::jsonrpc::Message;
 
 /// How long the agent may take to answer a control request.
 pub const CONTROL_TIMEOUT: Duration = Duration::from_secs(30);
@@ -396,7 +397,9 @@ impl TurnDriver for Driver {
         out: &mut Vec<AdapterEvent>,
     ) -> Option<Self::Ending> {
         match message {
-            Inbound::Notification { method, params } if method == "session/update" => {
+            Inbound::Agent(Message::Notification { method, params })
+                if method == "session/update" =>
+            {
                 match serde_json::from_value::<SessionNotification>(params) {
                     Ok(n) if *n.session_id.0 == *self.session_id => self.update(n.update, out),
                     Ok(_) => {}
@@ -404,8 +407,8 @@ impl TurnDriver for Driver {
                 }
                 None
             }
-            Inbound::Notification { .. } => None,
-            Inbound::Request { id, method, params } => {
+            Inbound::Agent(Message::Notification { .. }) => None,
+            Inbound::Agent(Message::Request { id, method, params }) => {
                 self.request(id, &method, params).await;
                 None
             }
@@ -460,7 +463,7 @@ impl TurnDriver for Driver {
         let connection = self.connection.clone();
         let params = json!({"sessionId": self.session_id});
         tokio::spawn(async move {
-            let _ = connection.notify("session/cancel", params).await;
+            let _ = connection.notify("session/cancel", Some(params)).await;
         });
     }
 
@@ -605,7 +608,10 @@ impl TurnControl for AcpTurnControl {
         // Tell the driver first, so a `cancelled` stop reason is read as our cancel.
         self.commands.request_cancel().await?;
         self.connection
-            .notify("session/cancel", json!({"sessionId": self.session_id}))
+            .notify(
+                "session/cancel",
+                Some(json!({"sessionId": self.session_id})),
+            )
             .await
             .map_err(rpc_error)
     }

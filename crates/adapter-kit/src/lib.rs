@@ -9,6 +9,7 @@
 //! - [`state_dir`]: a Session's state directory, hermetic and kept across evictions.
 //! - [`process`]: one hermetic native process, from spawn to shutdown.
 //! - [`jsonl`]: JSON lines on the process's stdio, and our requests waiting for answers.
+//! - [`jsonrpc`]: a JSON-RPC client on those lines (codex's app-server, ACP agents).
 //! - [`receipts`]: a Turn's function calls and the receipts of their results.
 //! - [`turn`]: one running Turn, a single driver task with a deadline that ends exactly once.
 //! - [`executor`]: the executor's process slot, one process and one Turn at a time, evictable.
@@ -25,6 +26,7 @@ pub mod adapter;
 pub mod binary;
 pub mod executor;
 pub mod jsonl;
+pub mod jsonrpc;
 pub mod paths;
 pub mod process;
 pub mod receipts;
