@@ -192,3 +192,42 @@ def test_a_manual_client_answers_a_claude_subagent_under_the_root_turn(start_eng
         assert [s.id for s in again.beta.agents.sessions.subagents.list(sid).data] == [sub["id"]]
     finally:
         restarted.stop()
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"weather": {"type": "string"}},
+    "required": ["weather"],
+    "additionalProperties": False,
+}
+STRUCTURED = {"weather": "sunny 21C"}
+
+
+def opening_user_text(entry):
+    """The text of a Messages request's first user message (a child's is its task)."""
+    content = next(m for m in entry["body"]["messages"] if m["role"] == "user")["content"]
+    return content if isinstance(content, str) else "".join(b.get("text", "") for b in content)
+
+
+def test_structured_output_stays_on_the_claude_root(start_engine):
+    rules = [dict(rule) for rule in SCENARIO["rules"]]
+    rules[0] = {**rules[0], "reply": {"structured": STRUCTURED}}
+    engine = start_engine({"rules": rules, "otherwise": SCENARIO["otherwise"]})
+    agent = {**AGENT, "text": {"format": {"type": "json_schema", "schema": SCHEMA}}}
+    sid = create(engine.client, agent=agent).id
+    (action,) = wait_required_actions(engine.raw, sid)["required_actions"]
+    status, _, body = post_events(engine.raw, sid, [tool_result(action, WEATHER)])
+    assert status == 202, body
+    wait_idle(engine.raw, sid)
+    items = list(engine.client.beta.agents.sessions.items.list(sid, order="asc"))
+    assert items[-1].content[0].text == '{"weather":"sunny 21C"}'
+
+    # The root's requests offer claude's StructuredOutput tool (the schema); the child's
+    # (its call, and its answer after the function output) do not.
+    requests = [e for e in engine.journal() if e["path"].startswith("/v1/messages") and "messages" in (e["body"] or {})]
+    child = [e for e in requests if opening_user_text(e).startswith("CHILD TASK")]
+    root = [e for e in requests if opening_user_text(e).startswith("ROOT TASK")]
+    assert len(child) == 2 and len(root) == 2, [e["matched"] for e in requests]
+    offered = lambda e: [t["name"] for t in e["body"].get("tools", [])]
+    assert all("StructuredOutput" in offered(e) for e in root)
+    assert all("StructuredOutput" not in offered(e) for e in child), [offered(e) for e in child]
