@@ -11,6 +11,8 @@ The model is the mock (docs/mock-model.md): a child's requests are told from the
 user text that opened them (`user_text_contains`), the child's task; claude appends its own
 text after a tool result, so the root's answer waits on `tool_output_contains`."""
 
+import json
+
 from openai import OpenAI
 
 from claude_support import HARNESS, MODEL, WEATHER as NATIVE_WEATHER
@@ -231,3 +233,72 @@ def test_structured_output_stays_on_the_claude_root(start_engine):
     offered = lambda e: [t["name"] for t in e["body"].get("tools", [])]
     assert all("StructuredOutput" in offered(e) for e in root)
     assert all("StructuredOutput" not in offered(e) for e in child), [offered(e) for e in child]
+
+
+MCP_NATIVE = "mcp__lab__get_weather"
+MCP_SCENARIO = {
+    "rules": [
+        {
+            "name": "root answers with the child's result",
+            "when": {"user_text_contains": "ROOT TASK", "tool_output_contains": "FINAL: MCP sunny"},
+            "reply": {"text": ROOT_FINAL},
+        },
+        SCENARIO["rules"][1],
+        {
+            "name": "child answers",
+            "when": {"user_text_contains": "CHILD TASK", "tool_output_contains": "sunny 21C"},
+            "reply": {"text": "FINAL: MCP sunny"},
+        },
+        {
+            "name": "child calls the MCP tool",
+            "when": {"user_text_contains": "CHILD TASK", "tool_output_present": False},
+            "reply": {"tool_calls": [{"name": MCP_NATIVE, "arguments": {"city": "Paris"}}]},
+        },
+    ],
+    "otherwise": {"text": "Nothing scripted."},
+}
+
+
+def mcp_fixture(tmp_path):
+    """`switchboard-mcp-fixture` over streamable HTTP (built beside the server binary)."""
+    import pathlib
+    import subprocess
+
+    from conftest import switchboard_bin
+
+    binary = pathlib.Path(switchboard_bin()).parent / "switchboard-mcp-fixture"
+    record = tmp_path / "mcp-record.jsonl"
+    proc = subprocess.Popen(
+        [str(binary), "--http", "127.0.0.1:0", "--record", str(record)], stdout=subprocess.PIPE, text=True
+    )
+    line = proc.stdout.readline()
+    assert line.startswith("listening "), line
+    return proc, f"http://{line.split()[-1]}/mcp", record
+
+
+def test_a_claude_subagents_http_mcp_call_is_an_mcp_call_item_of_the_child(start_engine, tmp_path):
+    proc, url, record = mcp_fixture(tmp_path)
+    try:
+        engine = start_engine(MCP_SCENARIO)
+        mcp = {"type": "mcp", "server_label": "lab", "transport": {"type": "http", "server_url": url}, "allowed_tools": ["get_weather"]}
+        agent = {"model": MODEL, "tools": [mcp], "multi_agent": {"enabled": True}}
+        sid = create(engine.client, agent=agent).id
+        wait_idle(engine.raw, sid)
+        items = list(engine.client.beta.agents.sessions.items.list(sid, order="asc"))
+        assert [i.type for i in items] == ["message", "create_subagent_call", "message"], [i.type for i in items]
+        assert items[-1].content[0].text == ROOT_FINAL
+
+        (sub,) = listed(engine.raw, f"/agents/sessions/{sid}/subagents")
+        child = listed(engine.raw, f"/agents/sessions/{sid}/subagents/{sub['id']}/items")
+        assert [i["type"] for i in child] == ["message", "mcp_call", "message"], child
+        call = child[1]
+        assert (call["server_label"], call["name"], call["status"]) == ("lab", "get_weather", "completed")
+        assert json.loads(call["arguments"]) == {"city": "Paris"}
+        assert "get_weather in Paris: sunny 21C" in call["output"] and call["error"] is None
+        assert child[2]["content"][0]["text"] == "FINAL: MCP sunny"
+        # The server saw the child's one call.
+        calls = [json.loads(l) for l in record.read_text().splitlines() if '"tool"' in l]
+        assert [c["tool"] for c in calls] == ["get_weather"], calls
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
