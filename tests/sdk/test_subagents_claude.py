@@ -302,3 +302,30 @@ def test_a_claude_subagents_http_mcp_call_is_an_mcp_call_item_of_the_child(start
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_cancelling_the_root_turn_ends_a_claude_childs_pending_call_and_its_turn(start_engine):
+    """Claude's root cannot close or interrupt a child whose `Agent` call it is blocked in;
+    cancelling the root Turn interrupts both. The child's pending call is cancelled with the
+    Turn (a late result is refused), its Turn ends cancelled and the Subagent is closed."""
+    from session_support import CANCEL
+
+    engine = start_engine(SCENARIO)
+    sessions = engine.client.beta.agents.sessions
+    sid = create(engine.client).id
+    (action,) = wait_required_actions(engine.raw, sid)["required_actions"]
+    status, _, body = post_events(engine.raw, sid, [{"type": CANCEL}])
+    assert status == 202, body
+    done = wait_idle(engine.raw, sid)
+    assert done["required_actions"] == []
+    (turn,) = sessions.turns.list(sid).data
+    assert turn.id == action["turn_id"] and turn.status == "cancelled"
+    status, _, body = post_events(engine.raw, sid, [tool_result(action, WEATHER)])
+    assert status == 409 and error_of(body)["message"] == "The Turn cannot accept this input in its current state.", body
+
+    (sub,) = sessions.subagents.list(sid).data
+    (child_turn,) = sessions.subagents.turns.list(sub.id, session_id=sid).data
+    assert child_turn.status == "cancelled"
+    child_items = sessions.subagents.items.list(sub.id, session_id=sid, order="asc").data
+    assert [i.type for i in child_items] == ["message", "function_call"]
+    assert sub.status == "closed", sub
