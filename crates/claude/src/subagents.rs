@@ -400,3 +400,129 @@ fn coordination(
         }),
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn events(out: Vec<AdapterEvent>) -> Vec<SubagentEvent> {
+        out.into_iter()
+            .map(|e| match e {
+                AdapterEvent::Subagent(s) => s,
+                other => panic!("not a Subagent event: {other:?}"),
+            })
+            .collect()
+    }
+
+    /// A foreground child as claude 2.1.332 reported it (trimmed): the root's `Agent` call,
+    /// `task_started`, the child's task and its function call, `task_notification`, the
+    /// hand-back.
+    #[test]
+    fn a_foreground_child_is_observed_from_start_to_hand_back() {
+        let mut children = Children::new(Arc::new(HashMap::new()));
+        let mut out = Vec::new();
+        children.root_assistant(
+            &json!({"id": "msg_1", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Agent",
+                "input": {"description": "d", "prompt": "CHILD TASK", "subagent_type": "general-purpose"}}]}),
+            &mut out,
+        );
+        children.system(
+            &json!({"type": "system", "subtype": "task_started", "task_id": "a1", "tool_use_id": "toolu_1",
+                "subagent_type": "general-purpose", "task_type": "local_agent", "prompt": "CHILD TASK"}),
+            &mut out,
+        );
+        let user = json!({"type": "user", "agent_id": "a1", "parent_tool_use_id": "toolu_1", "uuid": "u1",
+            "message": {"role": "user", "content": [{"type": "text", "text": "CHILD TASK"}]}});
+        assert!(children.child_message(&user, &mut out).is_empty());
+        let call = json!({"type": "assistant", "agent_id": "a1", "parent_tool_use_id": "toolu_1",
+            "message": {"id": "msg_2", "content": [{"type": "tool_use", "id": "toolu_2",
+                "name": "mcp__functions__get_weather", "input": {}}]}});
+        children.child_message(&call, &mut out);
+        assert_eq!(children.caller("toolu_2"), Some("a1"));
+        assert_eq!(children.caller("toolu_1"), None);
+        children.function_call(
+            "a1",
+            "toolu_2".into(),
+            "get_weather".into(),
+            "{}".into(),
+            &mut out,
+        );
+        // No transcript to read: the summary is the child's answer.
+        children.system(
+            &json!({"type": "system", "subtype": "task_notification", "task_id": "a1",
+                "tool_use_id": "toolu_1", "status": "completed", "summary": "FINAL"}),
+            &mut out,
+        );
+        children.root_user(
+            &[json!({"type": "tool_result", "tool_use_id": "toolu_1", "content": "report"})],
+            &mut out,
+        );
+        let create = |status, agent_id: Option<&str>| {
+            SubagentEvent::Coordination(CoordinationCall {
+                item_id: "toolu_1".into(),
+                sender_id: None,
+                status,
+                call: Coordination::CreateSubagent {
+                    agent_id: agent_id.map(str::to_owned),
+                    content: "CHILD TASK".into(),
+                    model: None,
+                    reasoning_effort: None,
+                },
+            })
+        };
+        let status = |state, name: Option<&str>, instructions: Option<&str>| {
+            SubagentEvent::Status(SubagentStatus {
+                subagent_id: "a1".into(),
+                parent_id: None,
+                name: name.map(str::to_owned),
+                instructions: instructions.map(str::to_owned),
+                state,
+            })
+        };
+        let turn = |status| {
+            SubagentEvent::Turn(SubagentTurn {
+                subagent_id: "a1".into(),
+                turn_id: "toolu_1".into(),
+                status,
+            })
+        };
+        let item = |item| {
+            SubagentEvent::Item(SubagentItem {
+                subagent_id: "a1".into(),
+                turn_id: "toolu_1".into(),
+                item,
+            })
+        };
+        assert_eq!(
+            events(out),
+            vec![
+                create(CoordinationStatus::InProgress, None),
+                status(
+                    SubagentState::Active,
+                    Some("general-purpose"),
+                    Some("CHILD TASK")
+                ),
+                turn(SubagentTurnStatus::InProgress),
+                item(ChildItem::UserMessage(ChildMessage {
+                    item_id: "u1".into(),
+                    text: "CHILD TASK".into()
+                })),
+                SubagentEvent::FunctionCall(SubagentFunctionCall {
+                    subagent_id: "a1".into(),
+                    turn_id: "toolu_1".into(),
+                    call_id: "toolu_2".into(),
+                    name: "get_weather".into(),
+                    arguments: "{}".into(),
+                }),
+                item(ChildItem::AssistantMessage(ChildMessage {
+                    item_id: "toolu_1_answer".into(),
+                    text: "FINAL".into()
+                })),
+                turn(SubagentTurnStatus::Completed),
+                status(SubagentState::Closed, None, None),
+                create(CoordinationStatus::Completed, Some("a1")),
+            ]
+        );
+    }
+}
