@@ -23,6 +23,7 @@
 //!   names (`output_file`), or, when it is not there (yet), taken from its `summary`.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -70,16 +71,20 @@ pub struct Children {
     /// Content blocks seen per Anthropic message id (claude sends a message's blocks one
     /// `assistant` message at a time).
     blocks: HashMap<String, usize>,
+    /// `CLAUDE_CONFIG_DIR`, where the children's transcripts are: a transcript is read only
+    /// from under it, whatever path a notification names.
+    transcripts: PathBuf,
 }
 
 impl Children {
-    pub fn new(mcp_names: Arc<HashMap<String, (String, String)>>) -> Self {
+    pub fn new(mcp_names: Arc<HashMap<String, (String, String)>>, transcripts: PathBuf) -> Self {
         Children {
             spawns: HashMap::new(),
             turns: HashMap::new(),
             tool_uses: HashMap::new(),
             mcp: McpCalls::new(mcp_names),
             blocks: HashMap::new(),
+            transcripts,
         }
     }
 
@@ -228,7 +233,7 @@ impl Children {
     fn unstreamed(&mut self, agent: &str, turn: &str, notice: &Value, out: &mut Vec<AdapterEvent>) {
         let transcript = notice["output_file"]
             .as_str()
-            .and_then(|path| std::fs::read_to_string(path).ok())
+            .and_then(|path| self.transcript(path))
             .unwrap_or_default();
         let mut found = false;
         for record in transcript
@@ -264,6 +269,20 @@ impl Children {
         {
             push_text(agent, turn, format!("{turn}_answer"), summary, out);
         }
+    }
+
+    /// The transcript a notification names (a link into the config directory), if it is there.
+    fn transcript(&self, path: &str) -> Option<String> {
+        let real = std::fs::canonicalize(path).ok()?;
+        let root = std::fs::canonicalize(&self.transcripts).ok()?;
+        if !real.starts_with(&root) {
+            tracing::warn!(
+                path,
+                "a Subagent transcript outside the config directory is not read"
+            );
+            return None;
+        }
+        std::fs::read_to_string(real).ok()
     }
 
     /// A message of a child (`agent_id` set): its Items. Returns the tool results in it, for
@@ -420,7 +439,7 @@ mod tests {
     /// hand-back.
     #[test]
     fn a_foreground_child_is_observed_from_start_to_hand_back() {
-        let mut children = Children::new(Arc::new(HashMap::new()));
+        let mut children = Children::new(Arc::new(HashMap::new()), PathBuf::from("/nonexistent"));
         let mut out = Vec::new();
         children.root_assistant(
             &json!({"id": "msg_1", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Agent",
@@ -448,10 +467,12 @@ mod tests {
             "{}".into(),
             &mut out,
         );
-        // No transcript to read: the summary is the child's answer.
+        // No transcript to read (none under the config directory): the summary is the
+        // child's answer.
         children.system(
             &json!({"type": "system", "subtype": "task_notification", "task_id": "a1",
-                "tool_use_id": "toolu_1", "status": "completed", "summary": "FINAL"}),
+                "tool_use_id": "toolu_1", "status": "completed", "summary": "FINAL",
+                "output_file": "/etc/hostname"}),
             &mut out,
         );
         children.root_user(
@@ -524,5 +545,62 @@ mod tests {
                 create(CoordinationStatus::Completed, Some("a1")),
             ]
         );
+    }
+
+    /// The child's last message is read from its transcript, through the link claude names,
+    /// when the transcript is under the config directory; a message already streamed is not
+    /// read twice.
+    #[test]
+    fn the_unstreamed_answer_comes_from_the_transcript_under_the_config_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join("claude-config");
+        std::fs::create_dir_all(config.join("subagents")).unwrap();
+        let transcript = config.join("subagents/agent-a1.jsonl");
+        let record = |id: &str, text: &str| {
+            json!({"type": "assistant", "agentId": "a1",
+                "message": {"id": id, "content": [{"type": "text", "text": text}]}})
+            .to_string()
+        };
+        std::fs::write(
+            &transcript,
+            format!(
+                "{}\n{}\n",
+                record("msg_1", "streamed"),
+                record("msg_2", "the answer")
+            ),
+        )
+        .unwrap();
+        let link = dir.path().join("a1.output");
+        std::os::unix::fs::symlink(&transcript, &link).unwrap();
+
+        let mut children = Children::new(Arc::new(HashMap::new()), config);
+        let mut out = Vec::new();
+        children.system(
+            &json!({"subtype": "task_started", "task_id": "a1", "tool_use_id": "t1",
+                "task_type": "local_agent"}),
+            &mut out,
+        );
+        children.child_message(
+            &json!({"type": "assistant", "agent_id": "a1",
+                "message": {"id": "msg_1", "content": [{"type": "text", "text": "streamed"}]}}),
+            &mut out,
+        );
+        out.clear();
+        children.system(
+            &json!({"subtype": "task_notification", "task_id": "a1", "status": "completed",
+                "summary": "not this", "output_file": link.to_str().unwrap()}),
+            &mut out,
+        );
+        let texts: Vec<(String, String)> = events(out)
+            .into_iter()
+            .filter_map(|e| match e {
+                SubagentEvent::Item(SubagentItem {
+                    item: ChildItem::AssistantMessage(m),
+                    ..
+                }) => Some((m.item_id, m.text)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, vec![("msg_2".to_owned(), "the answer".to_owned())]);
     }
 }

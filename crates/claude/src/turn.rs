@@ -75,6 +75,8 @@ pub struct TurnSetup {
     pub mcp_names: Arc<HashMap<String, (String, String)>>,
     pub inventory: Arc<Inventory>,
     pub deadline: Duration,
+    /// `CLAUDE_CONFIG_DIR` (the children's transcripts).
+    pub config_dir: std::path::PathBuf,
 }
 
 /// Starts the driver task and returns the Turn's control handle.
@@ -85,7 +87,7 @@ pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
         messages: Messages::default(),
         searches: WebSearches::default(),
         commands: Commands::default(),
-        children: Children::new(setup.mcp_names.clone()),
+        children: Children::new(setup.mcp_names.clone(), setup.config_dir),
         mcp_calls: McpCalls::new(setup.mcp_names),
         structured: setup.structured.then(StructuredOutput::default),
         outstanding: HashSet::from([setup.input_uuid]),
