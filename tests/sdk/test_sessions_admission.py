@@ -7,7 +7,6 @@ import pytest
 
 from conftest import WEATHER_FUNCTION, error_of
 from session_support import (
-    harness_profile,
     items_raw,
     post_events,
     session_raw,
@@ -159,13 +158,18 @@ def test_web_search_cached_is_admitted_for_codex(engine):
 
 # ---------------------------------------------------------------------------------------------
 # The Runtime capability gate: a combination the declaration admits still needs a connected
-# Runtime that advertises every capability it requires. The Claude adapter does not report Subagent
-# observations yet (codex does: test_subagents.py), so its native Subagents are admitted by the
-# declaration and then refused here, before anything is written.
+# Runtime that advertises every capability it requires. MiniMax Code's declaration admits
+# multi_agent, but the ACP adapter reports no Subagent observations (codex and claude do:
+# test_subagents*.py), so its native Subagents are admitted by the declaration and then refused
+# here, before anything is written.
 
 
-def test_capability_no_runtime_advertises_is_400_and_writes_nothing(engine):
-    harness = harness_profile("claude_code")
+def test_capability_no_runtime_advertises_is_400_and_writes_nothing(start_engine, tmp_path, monkeypatch):
+    from minimax_support import MinimaxHarness, install_standin
+
+    monkeypatch.setenv("SWITCHBOARD_MINIMAX_CODE_BIN", str(install_standin(tmp_path)))
+    engine = start_engine()
+    harness = MinimaxHarness(engine.mock.base_url)
     status, _, body = harness.create_raw(
         engine,
         {"environment": {"type": "none"}, "agent": {"model": harness.model, "multi_agent": {"enabled": True}}, "input": "Hello"},

@@ -16,7 +16,7 @@ import json
 from openai import OpenAI
 
 from conftest import API_KEY, WEATHER_FUNCTION, Raw, Server, error_of, wait_ready
-from session_support import post_events, session_raw, tool_result, wait_idle, wait_required_actions
+from session_support import post_events, session_raw, tool_result, wait_for, wait_idle, wait_required_actions
 
 WEATHER = "weather: sunny 21C"
 ROOT_FINAL = "ROOT FINAL: the child found sunny 21C"
@@ -352,3 +352,57 @@ def test_structured_output_stays_on_the_root(start_engine):
     assert len(child) == 2 and len(root) == 3, [e["matched"] for e in requests]
     assert all(e["body"]["text"]["format"]["schema"] == SCHEMA for e in root)
     assert all("format" not in (e["body"].get("text") or {}) for e in child)
+
+
+# The child's first call is answered; its second stays pending until the root, whose 10 s wait
+# timed out, closes the child.
+SECOND_CALL_SCENARIO = {
+    "rules": [
+        {
+            "name": "child calls the function again",
+            "when": {"user_text_contains": "CHILD TASK", "tool_output_contains": WEATHER},
+            "reply": {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Rome"}}]},
+        },
+        *CLOSING_SCENARIO["rules"],
+    ]
+}
+
+
+def test_closing_the_child_abandons_its_pending_call_and_an_answered_one_still_takes_its_retry(start_engine):
+    engine = start_engine(SECOND_CALL_SCENARIO)
+    client = engine.client
+    session = client.beta.agents.sessions.create(environment={"type": "none"}, agent=AGENT, input="ROOT TASK: ask a helper")
+    sid = session.id
+    (first,) = wait_required_actions(engine.raw, sid)["required_actions"]
+    assert json.loads(first["arguments"]) == {"city": "Paris"}
+    status, _, body = post_events(engine.raw, sid, [tool_result(first, WEATHER)])
+    assert status == 202, body
+    # The second call is pending when the root closes the child.
+    second = wait_for(
+        lambda: session_raw(engine.raw, sid)["required_actions"],
+        lambda actions: [a for a in actions if a["call_id"] != first["call_id"]],
+        what="the child's second call",
+    )
+    (second,) = [a for a in second if a["call_id"] != first["call_id"]]
+    assert json.loads(second["arguments"]) == {"city": "Rome"} and second["turn_id"] == first["turn_id"]
+
+    done = wait_idle(engine.raw, sid)
+    assert done["required_actions"] == []
+    (turn,) = client.beta.agents.sessions.turns.list(sid).data
+    assert turn.status == "completed"
+    assert list(client.beta.agents.sessions.items.list(sid, order="asc"))[-1].content[0].text == "ROOT FINAL: closed"
+
+    # The abandoned call refuses a late result; the answered one takes its identical retry
+    # (under either Turn ID) and refuses a different result.
+    (sub,) = client.beta.agents.sessions.subagents.list(sid).data
+    assert sub.status == "closed"
+    child_turn = client.beta.agents.sessions.subagents.turns.list(sub.id, session_id=sid).data[0].id
+    status, _, body = post_events(engine.raw, sid, [tool_result(second, WEATHER)])
+    assert status == 409 and error_of(body)["message"] == CANNOT_ACCEPT, body
+    for turn_id in (first["turn_id"], child_turn):
+        status, _, body = post_events(engine.raw, sid, [tool_result({**first, "turn_id": turn_id}, WEATHER)])
+        assert status == 202, body
+    status, _, body = post_events(engine.raw, sid, [tool_result(first, "weather: rain")])
+    assert status == 409 and error_of(body)["message"] == "The tool call already has a different result.", body
+    child_items = client.beta.agents.sessions.subagents.items.list(sub.id, session_id=sid, order="asc").data
+    assert [i.type for i in child_items] == ["message", "function_call", "function_call_output", "function_call"]

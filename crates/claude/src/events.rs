@@ -251,6 +251,18 @@ pub fn is_root_live(message: &Value) -> bool {
     root && !synthetic && !flag("isReplay") && !flag("isSynthetic")
 }
 
+/// Whether a message is a Subagent's own live output (`agent_id` set; not invented by claude,
+/// not a replay).
+pub fn is_child_live(message: &Value) -> bool {
+    let flag = |k: &str| message.get(k).and_then(Value::as_bool) == Some(true);
+    let synthetic =
+        message.pointer("/message/model").and_then(Value::as_str) == Some("<synthetic>");
+    message.get("agent_id").is_some_and(Value::is_string)
+        && !synthetic
+        && !flag("isReplay")
+        && !flag("isSynthetic")
+}
+
 /// A native turn's usage from its `result`.
 ///
 /// `model_usage_since_last_result` (per model, since the previous `result`) is preferred: it

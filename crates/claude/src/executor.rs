@@ -152,6 +152,7 @@ impl SessionExecutor for ClaudeExecutor {
                 mcp_names: Arc::new(inner.mcp.names.clone()),
                 inventory: inner.inventory.clone(),
                 deadline: inner.turn_deadline,
+                config_dir: inner.layout.config_dir(),
             })
         }))
     }

@@ -12,7 +12,9 @@
 //! Bash, files, WebFetch, Task/Agent Subagents or REPL. Only these are added back:
 //! - `ToolSearch` when deferred discovery is on (`ENABLE_TOOL_SEARCH=true` then withholds the
 //!   deferred functions until the model loads them);
-//! - `WebSearch` when `web_search` is `live` (it runs at the provider, not on this host).
+//! - `WebSearch` when `web_search` is `live` (it runs at the provider, not on this host);
+//! - `Agent` on a multi-agent Session (native Subagents, [`crate::subagents`]), with background
+//!   tasks disabled so each child runs inside its `Agent` call, within the root's Turn.
 //!
 //! On a workspace placement the native tool set runs instead, less what
 //! [`crate::workspace_tools`] withholds.
@@ -60,7 +62,15 @@ pub fn builtin_tools(config: &SessionConfiguration) -> Vec<&'static str> {
     if web_search_live(config) {
         tools.push(WEB_SEARCH);
     }
+    if multi_agent(config) {
+        tools.push(crate::subagents::AGENT_TOOL);
+    }
     tools
+}
+
+/// A multi-agent Session: native Subagents on.
+pub fn multi_agent(config: &SessionConfiguration) -> bool {
+    config.execution_controls.subagents.is_some()
 }
 
 /// Everything pre-approved (`--allowedTools`): the functions server and the kept built-ins.
@@ -236,6 +246,11 @@ pub fn environment(config: &SessionConfiguration, layout: &StateLayout) -> Vec<(
             if config.tool_search { "true" } else { "false" }.into(),
         ),
     ];
+    if multi_agent(config) {
+        // An `Agent` call then runs its child in the foreground, whatever `run_in_background`
+        // says: the child is observed within the Turn and its function calls are the Turn's.
+        env.push(("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS", "1".into()));
+    }
     if let Some(max) = provider.max_output_tokens {
         env.push(("CLAUDE_CODE_MAX_OUTPUT_TOKENS", max.to_string()));
     }
@@ -303,6 +318,34 @@ pub(crate) mod tests {
         assert_eq!(get("CLAUDE_CODE_MAX_RETRIES"), Some("0"));
         assert_eq!(get("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), Some("1000"));
         assert_eq!(get("CLAUDE_CONFIG_DIR"), Some("/state/claude-config"));
+    }
+
+    #[test]
+    fn a_multi_agent_session_keeps_the_agent_tool_in_the_foreground() {
+        let mut c = config();
+        c.execution_controls.subagents = Some(switchboard_protocol::subagents::SubagentControl {
+            max_concurrent: None,
+        });
+        let args = arguments(&c, &layout(), NativeSession::Start("s"), ToolProfile::None);
+        assert!(args.contains(&"--tools=Agent".to_owned()));
+        assert!(args.contains(&"--allowedTools=Agent".to_owned()));
+        let env = environment(&c, &layout());
+        assert!(env.contains(&("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS".into(), "1".into())));
+        assert!(!workspace_tools::withheld(&c).contains(&"Agent"));
+        // Not multi-agent: no Agent, and background tasks stay claude's default.
+        let args = arguments(
+            &config(),
+            &layout(),
+            NativeSession::Start("s"),
+            ToolProfile::None,
+        );
+        assert!(args.contains(&"--tools=".to_owned()));
+        let env = environment(&config(), &layout());
+        assert!(
+            env.iter()
+                .all(|(k, _)| k != "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS")
+        );
+        assert!(workspace_tools::withheld(&config()).contains(&"Agent"));
     }
 
     #[test]

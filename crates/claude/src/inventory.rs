@@ -13,6 +13,7 @@ use serde_json::Value;
 use switchboard_protocol::SessionConfiguration;
 
 use crate::flags::{self, STRUCTURED_OUTPUT, TOOL_SEARCH, ToolProfile};
+use crate::subagents::{AGENT_TOOL, TASK_TOOL};
 use crate::workspace_tools;
 
 /// The tools claude 2.1.332 reports for `--tools=default` with [`workspace_tools::WITHHELD`]
@@ -46,12 +47,20 @@ impl Inventory {
             ToolProfile::None => flags::builtin_tools(config),
             ToolProfile::Workspace => {
                 let withheld = workspace_tools::withheld(config);
-                WORKSPACE_TOOLS
+                let mut tools: Vec<&str> = WORKSPACE_TOOLS
                     .into_iter()
                     .filter(|t| !withheld.contains(t))
-                    .collect()
+                    .collect();
+                if flags::multi_agent(config) {
+                    tools.push(AGENT_TOOL);
+                }
+                tools
             }
         };
+        // `--tools` names the Subagent tool `Agent`; `init` reports it under its old name.
+        let expected = expected
+            .into_iter()
+            .map(|t| if t == AGENT_TOOL { TASK_TOOL } else { t });
         Inventory {
             expected: expected
                 .into_iter()
@@ -141,6 +150,26 @@ mod tests {
             )
         );
         assert!(inventory.check(&json!({"subtype": "init"})).is_err());
+    }
+
+    #[test]
+    fn a_multi_agent_session_expects_the_subagent_tool_under_its_reported_name() {
+        let mut c = config();
+        c.execution_controls.subagents = Some(switchboard_protocol::subagents::SubagentControl {
+            max_concurrent: None,
+        });
+        let none = Inventory::of(&c, ToolProfile::None);
+        assert_eq!(
+            none.check(&json!({"tools": ["Task", "mcp__functions__f"]})),
+            Ok(())
+        );
+        assert!(none.check(&json!({"tools": []})).is_err());
+        let mut init = workspace_init();
+        init["tools"].as_array_mut().unwrap().push(json!("Task"));
+        assert_eq!(
+            Inventory::of(&c, ToolProfile::Workspace).check(&init),
+            Ok(())
+        );
     }
 
     #[test]

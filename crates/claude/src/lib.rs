@@ -15,6 +15,7 @@
 //! - [`native_result`]: what claude records for a function result, for receipts.
 //! - [`receipts`]: confirming a result only on its matching live native record.
 //! - [`structured`]: `--json-schema` and the final answer from `result.result`.
+//! - [`subagents`]: the native `Agent` tool's children, observed.
 //! - [`events`]: stream-json messages as adapter events (phases, usage, error codes).
 //! - [`commands`]: `Bash` calls as `command_execution`s.
 //! - [`web_search`]: `WebSearch` calls (and provider search blocks) as `web_search_call`s.
@@ -43,6 +44,7 @@ pub mod receipts;
 pub mod resume;
 pub mod stream;
 pub mod structured;
+pub mod subagents;
 pub mod turn;
 pub mod web_search;
 pub mod workspace_tools;
@@ -75,7 +77,7 @@ impl NativeHarness for ClaudeCode {
 
     /// What this adapter implements, for the Runtime's advertisement. Each is exercised against
     /// the pinned binary by this crate's tests; HTTP MCP servers come through the Runtime's
-    /// credential gateway ([`mcp`]). Subagent observations are not implemented yet.
+    /// credential gateway ([`mcp`]); native Subagents are observed by [`subagents`].
     fn capabilities() -> Capabilities {
         Capabilities {
             streaming: true,
@@ -99,6 +101,7 @@ impl NativeHarness for ClaudeCode {
             durable_turns: true,
             function_tools: true,
             subagent_control: true,
+            subagent_observations: true,
             // Workspaces: the harness works in the placement's directory (self-hosted) or
             // inside its sandbox (managed: the Runtime withdraws this without bubblewrap).
             local_environment: true,

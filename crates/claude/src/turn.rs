@@ -36,7 +36,7 @@ use switchboard_protocol::{
 use tokio::sync::oneshot;
 
 use crate::commands::Commands;
-use crate::events::{Messages, add_usage, is_root_live, result_error, result_usage};
+use crate::events::{Messages, add_usage, is_child_live, is_root_live, result_error, result_usage};
 use crate::functions::call_result;
 use crate::input::user_content;
 use crate::inventory::Inventory;
@@ -46,6 +46,7 @@ use crate::native_result::ExpectedRecord;
 use crate::receipts::{self, CallTable, McpRoute, observe_cancelled, observe_tool_result};
 use crate::stream::{Connection, Inbound, StreamError};
 use crate::structured::StructuredOutput;
+use crate::subagents::Children;
 use crate::web_search::WebSearches;
 
 /// A steer from [`ClaudeTurnControl`]: a further `user` line, accepted once claude reports it.
@@ -74,6 +75,8 @@ pub struct TurnSetup {
     pub mcp_names: Arc<HashMap<String, (String, String)>>,
     pub inventory: Arc<Inventory>,
     pub deadline: Duration,
+    /// `CLAUDE_CONFIG_DIR` (the children's transcripts).
+    pub config_dir: std::path::PathBuf,
 }
 
 /// Starts the driver task and returns the Turn's control handle.
@@ -84,6 +87,7 @@ pub fn spawn(setup: TurnSetup) -> Arc<ClaudeTurnControl> {
         messages: Messages::default(),
         searches: WebSearches::default(),
         commands: Commands::default(),
+        children: Children::new(setup.mcp_names.clone(), setup.config_dir),
         mcp_calls: McpCalls::new(setup.mcp_names),
         structured: setup.structured.then(StructuredOutput::default),
         outstanding: HashSet::from([setup.input_uuid]),
@@ -108,6 +112,8 @@ struct Driver {
     searches: WebSearches,
     commands: Commands,
     mcp_calls: McpCalls,
+    /// The native Subagents of a multi-agent Session ([`crate::subagents`]).
+    children: Children,
     structured: Option<StructuredOutput>,
     /// UUIDs of the Turn's user lines that no native turn has consumed yet.
     outstanding: HashSet<String>,
@@ -149,11 +155,18 @@ impl TurnDriver for Driver {
                     mcp_id: call.mcp_id,
                 };
                 self.calls.register(&call_id, &call.name, route);
-                out.push(AdapterEvent::FunctionCall {
-                    call_id,
-                    name: call.name,
-                    arguments: call.arguments,
-                });
+                match self.children.caller(&call_id).map(str::to_owned) {
+                    // A Subagent's call: a required action of this (the root) Turn.
+                    Some(agent) => {
+                        self.children
+                            .function_call(&agent, call_id, call.name, call.arguments, out)
+                    }
+                    None => out.push(AdapterEvent::FunctionCall {
+                        call_id,
+                        name: call.name,
+                        arguments: call.arguments,
+                    }),
+                }
                 None
             }
             Inbound::CallCancelled { mcp_id } => {
@@ -357,6 +370,16 @@ impl Driver {
                     self.searches.assistant(body, out);
                     self.commands.assistant(body, out);
                     self.mcp_calls.assistant(body, out);
+                    self.children.root_assistant(body, out);
+                } else if is_child_live(&message) {
+                    self.children.child_message(&message, out);
+                }
+            }
+            Some("user") if is_child_live(&message) => {
+                for block in self.children.child_message(&message, out) {
+                    out.extend(
+                        observe_tool_result(&mut self.calls, &block).map(CallChange::into_event),
+                    );
                 }
             }
             Some("user") if is_root_live(&message) => {
@@ -368,6 +391,7 @@ impl Driver {
                 self.searches.user(&blocks, out);
                 self.commands.user(&blocks, out);
                 self.mcp_calls.user(&blocks, out);
+                self.children.root_user(&blocks, out);
                 for block in blocks
                     .iter()
                     .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
@@ -397,6 +421,14 @@ impl Driver {
                     self.inventory_error = Some(error);
                     self.interrupt();
                 }
+            }
+            Some("system")
+                if matches!(
+                    message.get("subtype").and_then(Value::as_str),
+                    Some("task_started" | "task_notification")
+                ) =>
+            {
+                self.children.system(&message, out);
             }
             Some("command_lifecycle") => {
                 let uuid = message.get("command_uuid").and_then(Value::as_str)?;

@@ -10,9 +10,8 @@
 //! - background: `Monitor` and `TaskStop` (`KillShell`'s current name), which watch and stop
 //!   background tasks, and `SendMessage`, which writes to a running background agent;
 //! - `ListAgents`;
-//! - and `Agent` (Subagents): Subagents are off for every Session this protocol carries (the
-//!   adapter reports no Subagent observations; the `subagent_control` capability), as codex's
-//!   `features.multi_agent = false`.
+//! - and `Agent` (Subagents), unless the Session is multi-agent: Subagents are off otherwise
+//!   (the `subagent_control` capability), as codex's `features.multi_agent = false`.
 //!
 //! `web_search: disabled` also removes `WebSearch` and `WebFetch`; `live` and an omitted control
 //! keep both. Names were read from the tools claude 2.1.332 offers the model with `--tools=default`.
@@ -47,6 +46,9 @@ pub const WEB_TOOLS: [&str; 2] = ["WebSearch", "WebFetch"];
 /// `--disallowedTools` of a workspace Session.
 pub fn withheld(config: &SessionConfiguration) -> Vec<&'static str> {
     let mut out = WITHHELD.to_vec();
+    if crate::flags::multi_agent(config) {
+        out.retain(|t| *t != crate::subagents::AGENT_TOOL);
+    }
     let disabled = config
         .execution_controls
         .web_search

@@ -174,3 +174,38 @@ async fn structured_output_runs_on_a_workspace() {
         assert!(tools.iter().any(|t| t == tool), "{tool} in {tools:?}");
     }
 }
+
+/// A multi-agent Session on a workspace keeps the native `Agent` tool (the other withheld tools
+/// stay out), and the inventory check takes it under the name `init` reports (`Task`): the Turn
+/// completes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_agent_workspace_session_keeps_the_agent_tool() {
+    let Some(binary) = claude_binary("a_multi_agent_workspace_session_keeps_the_agent_tool") else {
+        return;
+    };
+    let model = mock_model(None).await;
+    let workspace = workspace_dir("claude");
+    let state = state_dir("claude");
+    let controls = ExecutionControls {
+        subagents: Some(switchboard_protocol::subagents::SubagentControl {
+            max_concurrent: None,
+        }),
+        ..ExecutionControls::default()
+    };
+    let config = configuration(&model.base_url(), vec![], controls);
+    let placement = self_hosted(workspace.path());
+    let executor = prepare_placed(&adapter(binary), config, state.path(), Some(placement)).await;
+    let mut turn = start_user_turn(executor.as_ref(), 1, "hello").await;
+    assert_completed(&until_terminal(&mut turn).await);
+    drop(executor);
+    let requests = model_requests(&model.journal());
+    model.shutdown().await;
+    let tools = offered_tools(&requests[0]);
+    assert!(tools.iter().any(|t| t == "Agent"), "{tools:?}");
+    for withheld in WITHHELD.iter().filter(|t| **t != "Agent") {
+        assert!(
+            !tools.iter().any(|t| t == withheld),
+            "{withheld} in {tools:?}"
+        );
+    }
+}

@@ -67,12 +67,21 @@ pub struct When {
     /// The last input item's text is exactly this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_text_equals: Option<String>,
+    /// The user message that opened the current turn contains this. Claude Code appends its
+    /// own text after a turn's first user message, so this is how a rule tells a Subagent's
+    /// requests (opened by its task) from its root's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_text_contains: Option<String>,
     /// A tool of this name is offered (a namespaced tool also answers to `<namespace>__<name>`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_offered: Option<String>,
     /// Whether a tool output arrived in the current turn (after the last user message).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_output_present: Option<bool>,
+    /// A tool output of the current turn contains this (wherever the harness put its own text
+    /// after it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_output_contains: Option<String>,
     /// Whether the request asks for a JSON-schema answer (`text.format`, `response_format`,
     /// Anthropic `output_format`, or Claude Code's `StructuredOutput` tool).
     #[serde(default, skip_serializing_if = "Option::is_none")]

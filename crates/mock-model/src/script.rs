@@ -118,6 +118,11 @@ pub fn matches(when: &When, view: &RequestView, request: u64) -> bool {
             .last_text_equals
             .as_deref()
             .is_none_or(|text| last_text == text)
+        && when.user_text_contains.as_deref().is_none_or(|needle| {
+            view.last_user_text
+                .as_deref()
+                .is_some_and(|t| t.contains(needle))
+        })
         && when
             .tool_offered
             .as_deref()
@@ -125,6 +130,10 @@ pub fn matches(when: &When, view: &RequestView, request: u64) -> bool {
         && when
             .tool_output_present
             .is_none_or(|present| present == has_outputs)
+        && when
+            .tool_output_contains
+            .as_deref()
+            .is_none_or(|needle| view.turn_outputs.iter().any(|o| o.text.contains(needle)))
         && when
             .json_schema
             .is_none_or(|wanted| wanted == view.answer_schema.is_some())

@@ -222,3 +222,44 @@ async fn request_number_and_times() {
         .collect();
     assert_eq!(numbers, [json!(1), json!(2), json!(3), json!(4), json!(5)]);
 }
+
+/// A Claude Code Subagent's request: its task opened the turn, claude's own text (a `system`
+/// message) follows it, and a tool result may be followed by more of claude's text.
+#[tokio::test]
+async fn the_opening_user_text_and_any_turn_output_match() {
+    let model = common::start(Some(indexed(vec![
+        When {
+            user_text_contains: Some("CHILD TASK".into()),
+            tool_output_contains: Some("sunny".into()),
+            ..When::default()
+        },
+        When {
+            user_text_contains: Some("CHILD TASK".into()),
+            ..When::default()
+        },
+    ])))
+    .await;
+    let opened = |tail: Value| {
+        let mut messages = vec![
+            json!({"role": "user", "content": "CHILD TASK: the weather"}),
+            json!({"role": "system", "content": [{"type": "text", "text": "# Environment"}]}),
+        ];
+        if let Value::Array(more) = tail {
+            messages.extend(more);
+        }
+        json!({"model": "m", "max_tokens": 10, "messages": messages})
+    };
+    assert_eq!(
+        ask(&model, "/v1/messages", opened(json!([]))).await,
+        rule(1)
+    );
+    let after_output = opened(json!([
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "sunny"}]},
+        {"role": "system", "content": [{"type": "text", "text": "a reminder"}]},
+    ]));
+    assert_eq!(ask(&model, "/v1/messages", after_output).await, rule(0));
+    let root =
+        json!({"model": "m", "max_tokens": 10, "messages": [{"role": "user", "content": "ROOT"}]});
+    assert_eq!(ask(&model, "/v1/messages", root).await, json!("otherwise"));
+}
