@@ -2,22 +2,29 @@
 //!
 //! Core talks to SQL only through the [`Store`] trait. Rows carry JSON documents as plain text
 //! (never a database JSON type, which would rewrite numbers and reorder keys), so what Core
-//! saved is exactly what it reads back. The embedded engine is SQLite ([`sqlite::SqliteStore`]);
-//! the queries are written with `$N` placeholders and portable SQL so that a PostgreSQL engine
-//! can implement the same trait.
+//! saved is exactly what it reads back. Two engines implement it, each with its own migration
+//! set: the embedded default, SQLite ([`sqlite::SqliteStore`]), and PostgreSQL
+//! ([`postgres::PgStore`], for `--database-url postgres://…`). One parameterised suite
+//! (`tests/`, `both_engines!`) runs every store behaviour on both.
 
 pub mod environments;
+pub mod key_check;
 pub mod page;
+pub mod postgres;
 pub mod sessions;
 pub mod sqlite;
 pub mod subagents;
+#[cfg(feature = "test-support")]
+pub mod test_support;
 pub mod vaults;
 pub mod writer;
 
 use async_trait::async_trait;
 
 pub use environments::{EnvironmentFilter, EnvironmentRecord};
+pub use key_check::KeyCheckStore;
 pub use page::{Order, Page, PageQuery};
+pub use postgres::PgStore;
 pub use sessions::{
     CallRecord, DeletionRecord, IdempotencyRecord, ItemRecord, SessionFilter, SessionRecord,
     SessionWrite, TurnRecord,

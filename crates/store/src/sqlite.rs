@@ -14,6 +14,7 @@ use sqlx::sqlite::{
 };
 use sqlx::{AssertSqlSafe, Row, SqlitePool};
 
+mod key_check;
 mod subagents;
 mod vaults;
 
