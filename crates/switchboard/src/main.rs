@@ -1,5 +1,6 @@
 //! `switchboard`: one binary for the server, its key management and the offline mock model.
 
+mod database;
 mod enrolled;
 mod environments;
 mod harness;
