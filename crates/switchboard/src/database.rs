@@ -52,3 +52,26 @@ pub async fn check_data_key(store: &dyn KeyCheckStore, secrets: &SecretBox) -> a
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_first_key_is_kept_and_another_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::serve::open_store(dir.path()).await.unwrap();
+        let first = SecretBox::from_key(&[7; 32]).unwrap();
+        check_data_key(&store, &first).await.unwrap();
+        // The same key again (a restart, another replica) passes.
+        check_data_key(&store, &first).await.unwrap();
+        let other = SecretBox::from_key(&[8; 32]).unwrap();
+        let refused = check_data_key(&store, &other).await.unwrap_err();
+        assert!(
+            refused.to_string().starts_with(
+                "the data key is not the one this database's secrets were sealed with"
+            ),
+            "{refused}"
+        );
+    }
+}
