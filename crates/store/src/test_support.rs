@@ -1,6 +1,7 @@
-//! A throwaway PostgreSQL for tests (feature `test-support`): one cluster per test process,
-//! made with `initdb` in a temporary directory and served by `postgres` on a free loopback
-//! port, and one new database per test. Nothing else is ever connected to.
+//! A throwaway PostgreSQL for tests (feature `test-support`): one cluster per test process in
+//! a temporary directory (a copy of a template `initdb` made once per installation), served by
+//! `postgres` on a free loopback port, and one new database per test. Nothing else is ever
+//! connected to.
 //!
 //! The cluster stops and its directory goes when the last [`TestDatabase`] of the process is
 //! dropped; a test process that is killed takes its server with it (the server is started
@@ -124,13 +125,12 @@ impl Cluster {
             run(Command::new("chown").arg("postgres:").arg(dir.path()));
         }
         let data = dir.path().join("data");
-        let mut initdb = as_postgres(as_root, &bin.join("initdb"));
-        initdb
-            .arg("-D")
-            .arg(&data)
-            .args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C"])
-            .args(["--no-sync", "--no-instructions"]);
-        run(&mut initdb);
+        // A copy of the template (owner and modes kept) is a fresh cluster, and much cheaper
+        // than running initdb in every test process.
+        run(Command::new("cp")
+            .arg("-a")
+            .arg(template(bin, as_root))
+            .arg(&data));
         // A port picked free can be taken before the server binds it: try a few.
         for _ in 0..5 {
             let port = free_port();
@@ -241,6 +241,41 @@ impl Drop for Server {
             let _ = holder.join();
         }
     }
+}
+
+/// An initdb'd data directory kept in the temporary directory, made once per PostgreSQL
+/// installation (under a file lock, so parallel test processes wait for the first) and only
+/// ever copied: no server runs on it.
+fn template(bin: &Path, as_root: bool) -> PathBuf {
+    let name: String = bin
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let base = std::env::temp_dir().join(format!("switchboard-pg-template{name}"));
+    let lock = std::fs::File::create(base.with_extension("lock"))
+        .unwrap_or_else(|e| panic!("creating the template lock: {e}"));
+    lock.lock()
+        .unwrap_or_else(|e| panic!("locking the template: {e}"));
+    let data = base.join("data");
+    if !data.join("PG_VERSION").is_file() {
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir_all(&base).unwrap_or_else(|e| panic!("creating the template: {e}"));
+        if as_root {
+            run(Command::new("chown").arg("postgres:").arg(&base));
+        }
+        // Made beside and renamed: an interrupted initdb leaves no half template.
+        let partial = base.join("partial");
+        let mut initdb = as_postgres(as_root, &bin.join("initdb"));
+        initdb
+            .arg("-D")
+            .arg(&partial)
+            .args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C"])
+            .args(["--no-sync", "--no-instructions"]);
+        run(&mut initdb);
+        std::fs::rename(&partial, &data).unwrap_or_else(|e| panic!("finishing the template: {e}"));
+    }
+    data
 }
 
 /// `program` as the `postgres` user when the test runs as root, with SIGQUIT when this
