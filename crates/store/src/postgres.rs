@@ -76,6 +76,11 @@ impl PgStore {
         &self,
         statements: &[Statement],
     ) -> std::result::Result<Vec<u64>, sqlx::Error> {
+        // One statement is its own transaction: no BEGIN and COMMIT round trips.
+        if let [s] = statements {
+            let q = sqlx::query_with(s.sql, query::arguments(&s.binds)?);
+            return Ok(vec![q.execute(&self.pool).await?.rows_affected()]);
+        }
         let mut tx = self.pool.begin().await?;
         let mut counts = Vec::with_capacity(statements.len());
         for s in statements {
