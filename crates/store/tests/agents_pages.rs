@@ -5,11 +5,12 @@
 
 mod support;
 
-use support::store;
+use support::{P, store};
 use switchboard_store::{AgentRecord, Order, PageQuery, Store, StoreError};
 
 fn rec(i: i64) -> AgentRecord {
     AgentRecord {
+        project_id: P.into(),
         id: format!("agent_{i:032}"),
         created_at: i,
         updated_at: i,
@@ -24,16 +25,19 @@ async fn agents_round_trip_and_page() {
         s.insert_agent(&rec(i)).await.unwrap();
     }
     assert_eq!(
-        s.get_agent(&rec(3).id).await.unwrap().unwrap().config,
+        s.get_agent(P, &rec(3).id).await.unwrap().unwrap().config,
         r#"{"n":3.000,"b":1}"#
     );
 
     let p = s
-        .list_agents(&PageQuery {
-            after: None,
-            limit: 2,
-            order: Order::Desc,
-        })
+        .list_agents(
+            P,
+            &PageQuery {
+                after: None,
+                limit: 2,
+                order: Order::Desc,
+            },
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -42,11 +46,14 @@ async fn agents_round_trip_and_page() {
     );
     assert!(p.has_more);
     let p = s
-        .list_agents(&PageQuery {
-            after: Some(rec(3).id),
-            limit: 5,
-            order: Order::Desc,
-        })
+        .list_agents(
+            P,
+            &PageQuery {
+                after: Some(rec(3).id),
+                limit: 5,
+                order: Order::Desc,
+            },
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -55,11 +62,14 @@ async fn agents_round_trip_and_page() {
     );
     assert!(!p.has_more);
     let p = s
-        .list_agents(&PageQuery {
-            after: Some(rec(1).id),
-            limit: 3,
-            order: Order::Asc,
-        })
+        .list_agents(
+            P,
+            &PageQuery {
+                after: Some(rec(1).id),
+                limit: 3,
+                order: Order::Asc,
+            },
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -69,14 +79,17 @@ async fn agents_round_trip_and_page() {
     assert!(!p.has_more);
 
     let unknown = s
-        .list_agents(&PageQuery {
-            after: Some("agent_x".into()),
-            ..Default::default()
-        })
+        .list_agents(
+            P,
+            &PageQuery {
+                after: Some("agent_x".into()),
+                ..Default::default()
+            },
+        )
         .await;
     assert!(matches!(unknown, Err(StoreError::UnknownCursor)));
 
-    assert!(s.delete_agent(&rec(0).id).await.unwrap());
-    assert!(!s.delete_agent(&rec(0).id).await.unwrap());
-    assert!(s.get_agent(&rec(0).id).await.unwrap().is_none());
+    assert!(s.delete_agent(P, &rec(0).id).await.unwrap());
+    assert!(!s.delete_agent(P, &rec(0).id).await.unwrap());
+    assert!(s.get_agent(P, &rec(0).id).await.unwrap().is_none());
 }

@@ -7,8 +7,11 @@ use std::sync::Arc;
 
 use switchboard_store::{AgentRecord, PageQuery, SqliteStore, Store};
 
+const P: &str = "proj_0000000000000000000000000000000a";
+
 fn rec(id: &str) -> AgentRecord {
     AgentRecord {
+        project_id: P.into(),
         id: id.to_owned(),
         created_at: 1,
         updated_at: 1,
@@ -46,10 +49,13 @@ async fn a_failing_write_does_not_take_its_batch_down() {
         ok += usize::from(succeeded);
     }
     let all = s
-        .list_agents(&PageQuery {
-            limit: 100,
-            ..Default::default()
-        })
+        .list_agents(
+            P,
+            &PageQuery {
+                limit: 100,
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     assert_eq!(all.data.len(), ok + 1);

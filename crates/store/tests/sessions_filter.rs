@@ -5,7 +5,7 @@
 
 mod support;
 
-use support::{page, session, store};
+use support::{P, page, session, store};
 use switchboard_store::{
     Order, Page, SessionFilter, SessionRecord, SessionWrite, Store, StoreError,
 };
@@ -46,6 +46,7 @@ async fn filters_match_agent_and_every_metadata_pair() {
     for (id, agent_id, metadata) in rows {
         s.write_session(SessionWrite {
             session: Some(SessionRecord {
+                project_id: P.into(),
                 agent_id: agent_id.map(str::to_owned),
                 metadata: metadata.to_owned(),
                 ..session(id)
@@ -58,7 +59,7 @@ async fn filters_match_agent_and_every_metadata_pair() {
     let all = page(None, 10, Order::Asc);
     let list = |f: SessionFilter, q| {
         let s = &s;
-        async move { s.list_sessions(&q, &f).await }
+        async move { s.list_sessions(P, &q, &f).await }
     };
 
     let p = list(filter(Some("agent_a"), &[]), all.clone())

@@ -5,12 +5,13 @@
 
 mod support;
 
-use support::{session, store};
+use support::{P, session, store};
 use switchboard_store::{SessionRecord, SessionWrite, Store};
 
 fn write(id: &str, active: Option<&str>) -> SessionWrite {
     SessionWrite {
         session: Some(SessionRecord {
+            project_id: P.into(),
             active_turn_id: active.map(str::to_owned),
             ..session(id)
         }),

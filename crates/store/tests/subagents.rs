@@ -6,7 +6,7 @@
 
 mod support;
 
-use support::{deletion, page, session_with, store};
+use support::{P, deletion, page, session_with, store};
 use switchboard_store::{
     ChildItemRecord, ChildTurnRecord, Order, SessionWrite, Store, StoreError, SubagentRecord,
     SubagentStore,
@@ -49,7 +49,7 @@ async fn child_rows_are_scoped_paged_and_go_with_the_session() {
 
     // The root's lists never show a child's rows.
     let turns = s
-        .list_turns("a", &page(None, 10, Order::Asc))
+        .list_turns(P, "a", &page(None, 10, Order::Asc))
         .await
         .unwrap();
     assert_eq!(
@@ -57,18 +57,24 @@ async fn child_rows_are_scoped_paged_and_go_with_the_session() {
         ["a_t"]
     );
     let items = s
-        .list_items("a", None, &page(None, 10, Order::Asc))
+        .list_items(P, "a", None, &page(None, 10, Order::Asc))
         .await
         .unwrap();
     assert_eq!(items.data.len(), 1);
 
     // Scoped to the Session and the Subagent.
-    assert!(s.get_subagent("a", "a_sub").await.unwrap().is_some());
-    assert_eq!(s.get_subagent("a", "b_sub").await.unwrap(), None);
-    assert_eq!(s.get_child_turn("a", "b_sub", "b_ct").await.unwrap(), None);
-    assert_eq!(s.get_child_turn("b", "b_sub", "a_ct").await.unwrap(), None);
+    assert!(s.get_subagent(P, "a", "a_sub").await.unwrap().is_some());
+    assert_eq!(s.get_subagent(P, "a", "b_sub").await.unwrap(), None);
+    assert_eq!(
+        s.get_child_turn(P, "a", "b_sub", "b_ct").await.unwrap(),
+        None
+    );
+    assert_eq!(
+        s.get_child_turn(P, "b", "b_sub", "a_ct").await.unwrap(),
+        None
+    );
     assert!(
-        s.get_child_turn("b", "b_sub", "b_ct")
+        s.get_child_turn(P, "b", "b_sub", "b_ct")
             .await
             .unwrap()
             .is_some()
@@ -80,13 +86,13 @@ async fn child_rows_are_scoped_paged_and_go_with_the_session() {
     again.child_items[0].doc = r#"{"n":"first, rewritten"}"#.into();
     s.write_session(again).await.unwrap();
     let first = s
-        .list_child_items("a", "a_sub", Some("a_ct"), &page(None, 2, Order::Asc))
+        .list_child_items(P, "a", "a_sub", Some("a_ct"), &page(None, 2, Order::Asc))
         .await
         .unwrap();
     assert!(first.has_more);
     assert_eq!(first.data[0].doc, r#"{"n":"first, rewritten"}"#);
     let rest = s
-        .list_child_items("a", "a_sub", None, &page(Some("a_ci2"), 10, Order::Asc))
+        .list_child_items(P, "a", "a_sub", None, &page(Some("a_ci2"), 10, Order::Asc))
         .await
         .unwrap();
     assert_eq!(
@@ -95,26 +101,26 @@ async fn child_rows_are_scoped_paged_and_go_with_the_session() {
     );
     // A cursor of another Subagent names nothing here.
     let foreign = s
-        .list_child_items("a", "a_sub", None, &page(Some("b_ci1"), 10, Order::Asc))
+        .list_child_items(P, "a", "a_sub", None, &page(Some("b_ci1"), 10, Order::Asc))
         .await;
     assert!(matches!(foreign, Err(StoreError::UnknownCursor)));
     let subs = s
-        .list_subagents("a", &page(None, 10, Order::Desc))
+        .list_subagents(P, "a", &page(None, 10, Order::Desc))
         .await
         .unwrap();
     assert_eq!(subs.data.len(), 1);
     let child_turns = s
-        .list_child_turns("a", "a_sub", &page(None, 10, Order::Asc))
+        .list_child_turns(P, "a", "a_sub", &page(None, 10, Order::Asc))
         .await
         .unwrap();
     assert_eq!(child_turns.data.len(), 1);
 
-    assert!(s.delete_session(&deletion("a"), None).await.unwrap());
-    assert_eq!(s.get_subagent("a", "a_sub").await.unwrap(), None);
+    assert!(s.delete_session(P, &deletion("a"), None).await.unwrap());
+    assert_eq!(s.get_subagent(P, "a", "a_sub").await.unwrap(), None);
     let gone = s
-        .list_child_items("a", "a_sub", None, &page(None, 10, Order::Asc))
+        .list_child_items(P, "a", "a_sub", None, &page(None, 10, Order::Asc))
         .await
         .unwrap();
     assert!(gone.data.is_empty());
-    assert!(s.get_subagent("b", "b_sub").await.unwrap().is_some());
+    assert!(s.get_subagent(P, "b", "b_sub").await.unwrap().is_some());
 }

@@ -6,6 +6,9 @@ use switchboard_store::{
     TurnRecord,
 };
 
+/// The Project the tests' rows belong to (the store keeps any Project ID it is given).
+pub const P: &str = "proj_0000000000000000000000000000000a";
+
 /// A store in its own temporary directory (kept alive by the returned guard).
 pub async fn store() -> (tempfile::TempDir, SqliteStore) {
     let dir = tempfile::tempdir().unwrap();
@@ -17,6 +20,7 @@ pub async fn store() -> (tempfile::TempDir, SqliteStore) {
 
 pub fn session(id: &str) -> SessionRecord {
     SessionRecord {
+        project_id: P.into(),
         id: id.to_owned(),
         created_at: 1,
         agent_id: None,
@@ -65,6 +69,7 @@ pub fn page(after: Option<&str>, limit: u32, order: Order) -> PageQuery {
 pub fn deletion(id: &str) -> DeletionRecord {
     DeletionRecord {
         session_id: id.to_owned(),
+        project_id: P.into(),
         environment_id: None,
         workspace_id: None,
         workspace_runtime: None,
