@@ -26,10 +26,10 @@ mod vaults;
 use crate::writer::{Bind, Statement};
 use crate::{
     AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentFilter, EnvironmentRecord,
-    IdempotencyRecord, ItemRecord, Page, PageQuery, Result, SessionFilter, SessionRecord,
-    SessionWrite, Store, StoreError, TurnRecord,
+    IdempotencyRecord, ItemRecord, Page, PageQuery, ProjectRecord, Result, SessionFilter,
+    SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
 };
-use query::{Cond, Listing, of_session, page};
+use query::{Cond, Listing, of_project, of_session, page};
 
 /// How often a transaction that deadlocked or failed to serialise is run again.
 const ATTEMPTS: usize = 5;
@@ -118,8 +118,8 @@ impl PgStore {
         column: &'static str,
         value: &str,
     ) -> Result<Option<EnvironmentRecord>> {
+        // Of any Project: the digest names the Environment.
         let sql = match column {
-            "id" => "SELECT * FROM environments WHERE id = $1",
             "enrollment_digest" => "SELECT * FROM environments WHERE enrollment_digest = $1",
             _ => "SELECT * FROM environments WHERE credential_digest = $1",
         };
@@ -154,13 +154,28 @@ fn conflict<T>(outcome: Result<T>) -> Result<T> {
     }
 }
 
+/// An ID and its Project, bound as `$1` and `$2`.
+fn two(id: &str, project: &str) -> Vec<Bind> {
+    vec![Bind::Text(id.to_owned()), Bind::Text(project.to_owned())]
+}
+
 fn texts<const N: usize>(values: [String; N]) -> Vec<Bind> {
     values.into_iter().map(Bind::Text).collect()
+}
+
+fn project(row: &PgRow) -> ProjectRecord {
+    ProjectRecord {
+        id: row.get("id"),
+        name: row.get("name"),
+        created_at: row.get("created_at"),
+        archived_at: row.get("archived_at"),
+    }
 }
 
 fn api_key(row: &PgRow) -> ApiKeyRecord {
     ApiKeyRecord {
         id: row.get("id"),
+        project_id: row.get("project_id"),
         digest: row.get("digest"),
         hint: row.get("hint"),
         created_at: row.get("created_at"),
@@ -171,6 +186,7 @@ fn api_key(row: &PgRow) -> ApiKeyRecord {
 fn agent(row: &PgRow) -> AgentRecord {
     AgentRecord {
         id: row.get("id"),
+        project_id: row.get("project_id"),
         created_at: row.get("created_at"),
         updated_at: row.get("updated_at"),
         config: row.get("config"),
@@ -180,6 +196,7 @@ fn agent(row: &PgRow) -> AgentRecord {
 fn session(row: &PgRow) -> SessionRecord {
     SessionRecord {
         id: row.get("id"),
+        project_id: row.get("project_id"),
         created_at: row.get("created_at"),
         agent_id: row.get("agent_id"),
         metadata: row.get("metadata"),
@@ -191,6 +208,7 @@ fn session(row: &PgRow) -> SessionRecord {
 fn environment(row: &PgRow) -> EnvironmentRecord {
     EnvironmentRecord {
         id: row.get("id"),
+        project_id: row.get("project_id"),
         created_at: row.get("created_at"),
         kind: row.get("kind"),
         enrollment_digest: row.get("enrollment_digest"),
@@ -228,6 +246,7 @@ fn call(row: &PgRow) -> CallRecord {
 fn idempotency(row: &PgRow) -> IdempotencyRecord {
     IdempotencyRecord {
         session_id: row.get("session_id"),
+        project_id: row.get("project_id"),
         key: row.get("key"),
         fingerprint: row.get("fingerprint"),
         created_at: row.get("created_at"),
@@ -237,6 +256,7 @@ fn idempotency(row: &PgRow) -> IdempotencyRecord {
 fn deletion(row: &PgRow) -> DeletionRecord {
     DeletionRecord {
         session_id: row.get("session_id"),
+        project_id: row.get("project_id"),
         environment_id: row.get("environment_id"),
         workspace_id: row.get("workspace_id"),
         workspace_runtime: row.get("workspace_runtime"),
@@ -252,12 +272,15 @@ fn metadata_pair(sql: &'static str, k: &str, v: &str) -> Cond {
 }
 
 /// The upsert of an Environment row; an existing row keeps `seq`, `created_at` and its digests
-/// (they change only through the conditional enrollment writes).
+/// (they change only through the conditional enrollment writes). A row of another
+/// Project is left alone.
 fn put_environment(e: &EnvironmentRecord) -> Statement {
     Statement::new(
-        "INSERT INTO environments (id, created_at, kind, enrollment_digest, credential_digest, doc) \
-         VALUES ($1, $2, $3, $4, $5, $6) \
-         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, doc = excluded.doc",
+        "INSERT INTO environments \
+         (id, created_at, kind, enrollment_digest, credential_digest, doc, project_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) \
+         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, doc = excluded.doc \
+         WHERE environments.project_id = excluded.project_id",
         vec![
             Bind::Text(e.id.clone()),
             Bind::I64(e.created_at),
@@ -265,22 +288,60 @@ fn put_environment(e: &EnvironmentRecord) -> Statement {
             Bind::OptText(e.enrollment_digest.clone()),
             Bind::OptText(e.credential_digest.clone()),
             Bind::Text(e.doc.clone()),
+            Bind::Text(e.project_id.clone()),
         ],
     )
 }
 
 #[async_trait]
 impl Store for PgStore {
+    async fn insert_project(&self, p: &ProjectRecord) -> Result<()> {
+        self.write1(
+            "INSERT INTO projects (id, name, created_at, archived_at) VALUES ($1, $2, $3, $4)",
+            vec![
+                Bind::Text(p.id.clone()),
+                Bind::Text(p.name.clone()),
+                Bind::I64(p.created_at),
+                Bind::OptI64(p.archived_at),
+            ],
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn list_projects(&self) -> Result<Vec<ProjectRecord>> {
+        let rows = sqlx::query("SELECT * FROM projects ORDER BY seq")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.iter().map(project).collect())
+    }
+
+    async fn get_project(&self, id: &str) -> Result<Option<ProjectRecord>> {
+        self.one("SELECT * FROM projects WHERE id = $1", &[id], project)
+            .await
+    }
+
+    async fn archive_project(&self, id: &str, at: i64) -> Result<bool> {
+        let n = self
+            .write1(
+                "UPDATE projects SET archived_at = $1 WHERE id = $2 AND archived_at IS NULL",
+                vec![Bind::I64(at), Bind::Text(id.to_owned())],
+            )
+            .await?;
+        Ok(n == 1)
+    }
+
     async fn insert_api_key(&self, k: &ApiKeyRecord) -> Result<()> {
         self.write1(
-            "INSERT INTO api_keys (id, digest, hint, created_at, revoked_at) \
-             VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO api_keys (id, digest, hint, created_at, revoked_at, project_id) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
             vec![
                 Bind::Text(k.id.clone()),
                 Bind::Text(k.digest.clone()),
                 Bind::Text(k.hint.clone()),
                 Bind::I64(k.created_at),
                 Bind::OptI64(k.revoked_at),
+                Bind::Text(k.project_id.clone()),
             ],
         )
         .await
@@ -305,7 +366,9 @@ impl Store for PgStore {
     }
 
     async fn active_api_key(&self, digest: &str) -> Result<Option<ApiKeyRecord>> {
-        let sql = "SELECT * FROM api_keys WHERE digest = $1 AND revoked_at IS NULL";
+        // An archived Project's keys open nothing, exactly as revoked ones.
+        let sql = "SELECT * FROM api_keys WHERE digest = $1 AND revoked_at IS NULL \
+                   AND project_id IN (SELECT id FROM projects WHERE archived_at IS NULL)";
         self.one(sql, &[digest], api_key).await
     }
 
@@ -328,46 +391,49 @@ impl Store for PgStore {
 
     async fn insert_agent(&self, a: &AgentRecord) -> Result<()> {
         self.write1(
-            "INSERT INTO agents (id, created_at, updated_at, config) VALUES ($1, $2, $3, $4)",
+            "INSERT INTO agents (id, created_at, updated_at, config, project_id) \
+             VALUES ($1, $2, $3, $4, $5)",
             vec![
                 Bind::Text(a.id.clone()),
                 Bind::I64(a.created_at),
                 Bind::I64(a.updated_at),
                 Bind::Text(a.config.clone()),
+                Bind::Text(a.project_id.clone()),
             ],
         )
         .await
         .map(drop)
     }
 
-    async fn get_agent(&self, id: &str) -> Result<Option<AgentRecord>> {
-        self.one("SELECT * FROM agents WHERE id = $1", &[id], agent)
-            .await
+    async fn get_agent(&self, project: &str, id: &str) -> Result<Option<AgentRecord>> {
+        let sql = "SELECT * FROM agents WHERE id = $1 AND project_id = $2";
+        self.one(sql, &[id, project], agent).await
     }
 
     async fn update_agent(&self, a: &AgentRecord) -> Result<bool> {
         let n = self
             .write1(
-                "UPDATE agents SET config = $1, updated_at = $2 WHERE id = $3",
+                "UPDATE agents SET config = $1, updated_at = $2 WHERE id = $3 AND project_id = $4",
                 vec![
                     Bind::Text(a.config.clone()),
                     Bind::I64(a.updated_at),
                     Bind::Text(a.id.clone()),
+                    Bind::Text(a.project_id.clone()),
                 ],
             )
             .await?;
         Ok(n == 1)
     }
 
-    async fn delete_agent(&self, id: &str) -> Result<bool> {
-        let sql = "DELETE FROM agents WHERE id = $1";
-        Ok(self.write1(sql, vec![Bind::Text(id.to_owned())]).await? == 1)
+    async fn delete_agent(&self, project: &str, id: &str) -> Result<bool> {
+        let sql = "DELETE FROM agents WHERE id = $1 AND project_id = $2";
+        Ok(self.write1(sql, two(id, project)).await? == 1)
     }
 
-    async fn list_agents(&self, q: &PageQuery) -> Result<Page<AgentRecord>> {
+    async fn list_agents(&self, project: &str, q: &PageQuery) -> Result<Page<AgentRecord>> {
         let l = Listing {
             table: "agents",
-            scope: vec![],
+            scope: of_project(project),
             filter: vec![],
             row: agent,
         };
@@ -386,11 +452,12 @@ impl Store for PgStore {
         }
         if let Some(s) = w.session {
             statements.push(Statement::new(
-                "INSERT INTO sessions (id, created_at, agent_id, metadata, active_turn_id, doc) \
-                 VALUES ($1, $2, $3, $4, $5, $6) \
+                "INSERT INTO sessions \
+                 (id, created_at, agent_id, metadata, active_turn_id, doc, project_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) \
                  ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
                  metadata = excluded.metadata, active_turn_id = excluded.active_turn_id, \
-                 doc = excluded.doc",
+                 doc = excluded.doc WHERE sessions.project_id = excluded.project_id",
                 vec![
                     Bind::Text(s.id),
                     Bind::I64(s.created_at),
@@ -398,6 +465,7 @@ impl Store for PgStore {
                     Bind::Text(s.metadata),
                     Bind::OptText(s.active_turn_id),
                     Bind::Text(s.doc),
+                    Bind::Text(s.project_id),
                 ],
             ));
         }
@@ -430,37 +498,44 @@ impl Store for PgStore {
         }));
         if let Some(k) = w.create_key {
             statements.push(Statement::new(
-                "INSERT INTO session_create_keys (key, session_id, fingerprint, created_at) \
-                 VALUES ($1, $2, $3, $4)",
+                "INSERT INTO session_create_keys \
+                 (key, session_id, fingerprint, created_at, project_id) VALUES ($1, $2, $3, $4, $5)",
                 vec![
                     Bind::Text(k.key),
                     Bind::Text(k.session_id),
                     Bind::Text(k.fingerprint),
                     Bind::I64(k.created_at),
+                    Bind::Text(k.project_id),
                 ],
             ));
         }
         if let Some(k) = w.idempotency {
             statements.push(Statement::new(
-                "INSERT INTO idempotency (session_id, key, fingerprint, created_at) \
-                 VALUES ($1, $2, $3, $4)",
+                "INSERT INTO idempotency (session_id, key, fingerprint, created_at, project_id) \
+                 VALUES ($1, $2, $3, $4, $5)",
                 vec![
                     Bind::Text(k.session_id),
                     Bind::Text(k.key),
                     Bind::Text(k.fingerprint),
                     Bind::I64(k.created_at),
+                    Bind::Text(k.project_id),
                 ],
             ));
         }
         self.write_all(statements).await.map(drop)
     }
 
-    async fn get_session(&self, id: &str) -> Result<Option<SessionRecord>> {
-        self.one("SELECT * FROM sessions WHERE id = $1", &[id], session)
-            .await
+    async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {
+        let sql = "SELECT * FROM sessions WHERE id = $1 AND project_id = $2";
+        self.one(sql, &[id, project], session).await
     }
 
-    async fn list_sessions(&self, q: &PageQuery, f: &SessionFilter) -> Result<Page<SessionRecord>> {
+    async fn list_sessions(
+        &self,
+        project: &str,
+        q: &PageQuery,
+        f: &SessionFilter,
+    ) -> Result<Page<SessionRecord>> {
         let mut filter = Vec::with_capacity(1 + f.metadata.len());
         if let Some(agent_id) = &f.agent_id {
             filter.push(Cond::new("agent_id = ?", [Bind::Text(agent_id.clone())]));
@@ -475,7 +550,7 @@ impl Store for PgStore {
         }
         let l = Listing {
             table: "sessions",
-            scope: vec![],
+            scope: of_project(project),
             filter,
             row: session,
         };
@@ -484,44 +559,58 @@ impl Store for PgStore {
 
     async fn delete_session(
         &self,
+        project: &str,
         d: &DeletionRecord,
         own_environment: Option<&str>,
     ) -> Result<bool> {
         let id = || Bind::Text(d.session_id.clone());
+        let project = || Bind::Text(project.to_owned());
         // The Session's row is locked first: a concurrent delete (or a write that names the
         // Session) waits, then finds no row and writes nothing. The rest runs only when the
         // lock found the Session; its Turns, Items, calls and idempotency records go with it
         // (ON DELETE CASCADE). A create key outlives its Session but no longer names it.
         let statements = [
             Statement::new(
-                "SELECT 1 FROM sessions WHERE id = $1 FOR UPDATE",
-                vec![id()],
+                "SELECT 1 FROM sessions WHERE id = $1 AND project_id = $2 FOR UPDATE",
+                vec![id(), project()],
             ),
             Statement::new(
                 "INSERT INTO session_deletions \
-                 (session_id, environment_id, workspace_id, workspace_runtime, created_at) \
-                 SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1) \
+                 (session_id, environment_id, workspace_id, workspace_runtime, created_at, \
+                 project_id) \
+                 SELECT $1, $2, $3, $4, $5, $6 \
+                 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND project_id = $6) \
                  ON CONFLICT (session_id) DO UPDATE SET environment_id = excluded.environment_id, \
                  workspace_id = excluded.workspace_id, \
-                 workspace_runtime = excluded.workspace_runtime, created_at = excluded.created_at",
+                 workspace_runtime = excluded.workspace_runtime, created_at = excluded.created_at, \
+                 project_id = excluded.project_id",
                 vec![
                     id(),
                     Bind::OptText(d.environment_id.clone()),
                     Bind::OptText(d.workspace_id.clone()),
                     Bind::OptText(d.workspace_runtime.clone()),
                     Bind::I64(d.created_at),
+                    project(),
                 ],
             ),
             Statement::new(
-                "DELETE FROM environments WHERE id = $1 \
-                 AND EXISTS (SELECT 1 FROM sessions WHERE id = $2)",
-                vec![Bind::OptText(own_environment.map(str::to_owned)), id()],
+                "DELETE FROM environments WHERE id = $1 AND project_id = $3 \
+                 AND EXISTS (SELECT 1 FROM sessions WHERE id = $2 AND project_id = $3)",
+                vec![
+                    Bind::OptText(own_environment.map(str::to_owned)),
+                    id(),
+                    project(),
+                ],
             ),
             Statement::new(
-                "UPDATE session_create_keys SET session_id = '' WHERE session_id = $1",
-                vec![id()],
+                "UPDATE session_create_keys SET session_id = '' \
+                 WHERE session_id = $1 AND project_id = $2",
+                vec![id(), project()],
             ),
-            Statement::new("DELETE FROM sessions WHERE id = $1", vec![id()]),
+            Statement::new(
+                "DELETE FROM sessions WHERE id = $1 AND project_id = $2",
+                vec![id(), project()],
+            ),
         ];
         let counts = self.transact(&statements).await?;
         let deleted = counts.last().is_some_and(|n| *n == 1);
@@ -558,15 +647,26 @@ impl Store for PgStore {
         Ok(rows.iter().map(session).collect())
     }
 
-    async fn get_turn(&self, session_id: &str, turn_id: &str) -> Result<Option<TurnRecord>> {
-        let sql = "SELECT * FROM turns WHERE session_id = $1 AND id = $2";
-        self.one(sql, &[session_id, turn_id], turn).await
+    async fn get_turn(
+        &self,
+        project: &str,
+        session_id: &str,
+        turn_id: &str,
+    ) -> Result<Option<TurnRecord>> {
+        let sql = "SELECT * FROM turns WHERE id = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        self.one(sql, &[session_id, turn_id, project], turn).await
     }
 
-    async fn list_turns(&self, session_id: &str, q: &PageQuery) -> Result<Page<TurnRecord>> {
+    async fn list_turns(
+        &self,
+        project: &str,
+        session_id: &str,
+        q: &PageQuery,
+    ) -> Result<Page<TurnRecord>> {
         let l = Listing {
             table: "turns",
-            scope: of_session(session_id),
+            scope: of_session(project, session_id),
             filter: vec![],
             row: turn,
         };
@@ -575,6 +675,7 @@ impl Store for PgStore {
 
     async fn list_items(
         &self,
+        project: &str,
         session_id: &str,
         turn_id: Option<&str>,
         q: &PageQuery,
@@ -586,52 +687,72 @@ impl Store for PgStore {
             .collect();
         let l = Listing {
             table: "items",
-            scope: of_session(session_id),
+            scope: of_session(project, session_id),
             filter,
             row: item,
         };
         page(&self.pool, l, q).await
     }
 
-    async fn turn_items(&self, session_id: &str, turn_id: &str) -> Result<Vec<ItemRecord>> {
-        let rows =
-            sqlx::query("SELECT * FROM items WHERE session_id = $1 AND turn_id = $2 ORDER BY seq")
-                .bind(session_id)
-                .bind(turn_id)
-                .fetch_all(&self.pool)
-                .await?;
+    async fn turn_items(
+        &self,
+        project: &str,
+        session_id: &str,
+        turn_id: &str,
+    ) -> Result<Vec<ItemRecord>> {
+        let rows = sqlx::query(
+            "SELECT * FROM items WHERE turn_id = $2 AND \
+             session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3) \
+             ORDER BY seq",
+        )
+        .bind(session_id)
+        .bind(turn_id)
+        .bind(project)
+        .fetch_all(&self.pool)
+        .await?;
         Ok(rows.iter().map(item).collect())
     }
 
-    async fn get_call(&self, session_id: &str, call_id: &str) -> Result<Option<CallRecord>> {
-        let sql = "SELECT * FROM calls WHERE session_id = $1 AND call_id = $2";
-        self.one(sql, &[session_id, call_id], call).await
+    async fn get_call(
+        &self,
+        project: &str,
+        session_id: &str,
+        call_id: &str,
+    ) -> Result<Option<CallRecord>> {
+        let sql = "SELECT * FROM calls WHERE call_id = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        self.one(sql, &[session_id, call_id, project], call).await
     }
 
     async fn get_idempotency(
         &self,
+        project: &str,
         session_id: &str,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>> {
-        let sql = "SELECT * FROM idempotency WHERE session_id = $1 AND key = $2";
-        self.one(sql, &[session_id, key], idempotency).await
+        let sql = "SELECT * FROM idempotency WHERE key = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        self.one(sql, &[session_id, key, project], idempotency)
+            .await
     }
 
-    async fn get_create_key(&self, key: &str) -> Result<Option<IdempotencyRecord>> {
-        let sql = "SELECT * FROM session_create_keys WHERE key = $1";
-        self.one(sql, &[key], idempotency).await
+    async fn get_create_key(&self, project: &str, key: &str) -> Result<Option<IdempotencyRecord>> {
+        let sql = "SELECT * FROM session_create_keys WHERE key = $1 AND project_id = $2";
+        self.one(sql, &[key, project], idempotency).await
     }
 
     async fn put_environment(&self, e: &EnvironmentRecord) -> Result<()> {
         self.write_all(vec![put_environment(e)]).await.map(drop)
     }
 
-    async fn get_environment(&self, id: &str) -> Result<Option<EnvironmentRecord>> {
-        self.environment_where("id", id).await
+    async fn get_environment(&self, project: &str, id: &str) -> Result<Option<EnvironmentRecord>> {
+        let sql = "SELECT * FROM environments WHERE id = $1 AND project_id = $2";
+        self.one(sql, &[id, project], environment).await
     }
 
     async fn list_environments(
         &self,
+        project: &str,
         q: &PageQuery,
         f: &EnvironmentFilter,
     ) -> Result<Page<EnvironmentRecord>> {
@@ -642,16 +763,16 @@ impl Store for PgStore {
             .collect();
         let l = Listing {
             table: "environments",
-            scope: vec![],
+            scope: of_project(project),
             filter,
             row: environment,
         };
         page(&self.pool, l, q).await
     }
 
-    async fn delete_environment(&self, id: &str) -> Result<bool> {
-        let sql = "DELETE FROM environments WHERE id = $1";
-        Ok(self.write1(sql, vec![Bind::Text(id.to_owned())]).await? == 1)
+    async fn delete_environment(&self, project: &str, id: &str) -> Result<bool> {
+        let sql = "DELETE FROM environments WHERE id = $1 AND project_id = $2";
+        Ok(self.write1(sql, two(id, project)).await? == 1)
     }
 
     async fn environment_by_enrollment(&self, digest: &str) -> Result<Option<EnvironmentRecord>> {
@@ -681,13 +802,19 @@ impl Store for PgStore {
         Ok(row.map(|r| r.get("id")))
     }
 
-    async fn set_enrollment_digest(&self, id: &str, enrollment_digest: &str) -> Result<bool> {
+    async fn set_enrollment_digest(
+        &self,
+        project: &str,
+        id: &str,
+        enrollment_digest: &str,
+    ) -> Result<bool> {
         let n = self
             .write_all(vec![Statement::new(
-                "UPDATE environments SET enrollment_digest = $1 WHERE id = $2",
+                "UPDATE environments SET enrollment_digest = $1 WHERE id = $2 AND project_id = $3",
                 vec![
                     Bind::Text(enrollment_digest.to_owned()),
                     Bind::Text(id.to_owned()),
+                    Bind::Text(project.to_owned()),
                 ],
             )])
             .await?;

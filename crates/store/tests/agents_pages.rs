@@ -6,10 +6,12 @@
 #[macro_use]
 mod support;
 
+use support::P;
 use switchboard_store::{AgentRecord, Order, PageQuery, StoreError};
 
 fn rec(i: i64) -> AgentRecord {
     AgentRecord {
+        project_id: P.into(),
         id: format!("agent_{i:032}"),
         created_at: i,
         updated_at: i,
@@ -23,16 +25,19 @@ both_engines! {
             s.insert_agent(&rec(i)).await.unwrap();
         }
         assert_eq!(
-            s.get_agent(&rec(3).id).await.unwrap().unwrap().config,
+            s.get_agent(P, &rec(3).id).await.unwrap().unwrap().config,
             r#"{"n":3.000,"b":1}"#
         );
 
         let p = s
-            .list_agents(&PageQuery {
-                after: None,
-                limit: 2,
-                order: Order::Desc,
-            })
+            .list_agents(
+                P,
+                &PageQuery {
+                    after: None,
+                    limit: 2,
+                    order: Order::Desc,
+                },
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -41,11 +46,14 @@ both_engines! {
         );
         assert!(p.has_more);
         let p = s
-            .list_agents(&PageQuery {
-                after: Some(rec(3).id),
-                limit: 5,
-                order: Order::Desc,
-            })
+            .list_agents(
+                P,
+                &PageQuery {
+                    after: Some(rec(3).id),
+                    limit: 5,
+                    order: Order::Desc,
+                },
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -54,11 +62,14 @@ both_engines! {
         );
         assert!(!p.has_more);
         let p = s
-            .list_agents(&PageQuery {
-                after: Some(rec(1).id),
-                limit: 3,
-                order: Order::Asc,
-            })
+            .list_agents(
+                P,
+                &PageQuery {
+                    after: Some(rec(1).id),
+                    limit: 3,
+                    order: Order::Asc,
+                },
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -68,15 +79,18 @@ both_engines! {
         assert!(!p.has_more);
 
         let unknown = s
-            .list_agents(&PageQuery {
-                after: Some("agent_x".into()),
-                ..Default::default()
-            })
+            .list_agents(
+                P,
+                &PageQuery {
+                    after: Some("agent_x".into()),
+                    ..Default::default()
+                },
+            )
             .await;
         assert!(matches!(unknown, Err(StoreError::UnknownCursor)));
 
-        assert!(s.delete_agent(&rec(0).id).await.unwrap());
-        assert!(!s.delete_agent(&rec(0).id).await.unwrap());
-        assert!(s.get_agent(&rec(0).id).await.unwrap().is_none());
+        assert!(s.delete_agent(P, &rec(0).id).await.unwrap());
+        assert!(!s.delete_agent(P, &rec(0).id).await.unwrap());
+        assert!(s.get_agent(P, &rec(0).id).await.unwrap().is_none());
     }
 }

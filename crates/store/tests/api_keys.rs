@@ -6,11 +6,13 @@
 #[macro_use]
 mod support;
 
-use switchboard_store::{AgentRecord, ApiKeyRecord, KeyCheckStore};
+use support::P;
+use switchboard_store::{AgentRecord, ApiKeyRecord, KeyCheckStore, ProjectRecord};
 
 fn key(id: &str, created_at: i64) -> ApiKeyRecord {
     ApiKeyRecord {
         id: id.to_owned(),
+        project_id: P.into(),
         digest: format!("digest_{id}"),
         hint: "sk-ab".into(),
         created_at,
@@ -20,6 +22,14 @@ fn key(id: &str, created_at: i64) -> ApiKeyRecord {
 
 both_engines! {
     async fn keys_are_listed_found_by_digest_and_revoked_once(s) {
+        s.insert_project(&ProjectRecord {
+            id: P.into(),
+            name: "tests".into(),
+            created_at: 1,
+            archived_at: None,
+        })
+        .await
+        .unwrap();
         assert_eq!(s.count_api_keys().await.unwrap(), 0);
         s.insert_api_key(&key("key_b", 2)).await.unwrap();
         s.insert_api_key(&key("key_a", 2)).await.unwrap();
@@ -51,6 +61,7 @@ both_engines! {
     async fn an_agent_update_replaces_config_and_keeps_its_position(s) {
         let a = |id: &str, t: i64, config: &str| AgentRecord {
             id: id.into(),
+            project_id: P.into(),
             created_at: 1,
             updated_at: t,
             config: config.into(),
@@ -60,10 +71,10 @@ both_engines! {
         assert!(s.update_agent(&a("agent_1", 5, r#"{"z":1e3,"a":0.10}"#)).await.unwrap());
         assert!(!s.update_agent(&a("agent_x", 5, "{}")).await.unwrap());
         assert_eq!(
-            s.get_agent("agent_1").await.unwrap(),
+            s.get_agent(P, "agent_1").await.unwrap(),
             Some(a("agent_1", 5, r#"{"z":1e3,"a":0.10}"#))
         );
-        let listed: Vec<String> = s.list_agents(&Default::default()).await.unwrap().data
+        let listed: Vec<String> = s.list_agents(P, &Default::default()).await.unwrap().data
             .into_iter().map(|a| a.id).collect();
         assert_eq!(listed, ["agent_2", "agent_1"]);
     }

@@ -7,12 +7,14 @@
 #[macro_use]
 mod support;
 
+use support::P;
 use switchboard_store::{
     EnvironmentFilter, EnvironmentRecord, Order, PageQuery, SessionRecord, SessionWrite, StoreError,
 };
 
 fn env(i: i64, kind: &str) -> EnvironmentRecord {
     EnvironmentRecord {
+        project_id: P.into(),
         id: format!("env_{i:032}"),
         created_at: i,
         kind: kind.to_owned(),
@@ -47,17 +49,17 @@ both_engines! {
         first.enrollment_digest = Some("zz".into());
         s.put_environment(&first).await.unwrap();
         assert_eq!(
-            s.get_environment(&first.id)
+            s.get_environment(P, &first.id)
                 .await
                 .unwrap()
                 .unwrap()
                 .enrollment_digest,
             None
         );
-        assert!(s.set_enrollment_digest(&first.id, "aa").await.unwrap());
+        assert!(s.set_enrollment_digest(P, &first.id, "aa").await.unwrap());
         first.enrollment_digest = Some("aa".into());
         let ids: Vec<String> = s
-            .list_environments(&all(), &EnvironmentFilter::default())
+            .list_environments(P, &all(), &EnvironmentFilter::default())
             .await
             .unwrap()
             .data
@@ -66,12 +68,13 @@ both_engines! {
             .collect();
         assert_eq!(ids, (0..4).map(|i| env(i, "").id).collect::<Vec<_>>());
         assert_eq!(
-            s.get_environment(&first.id).await.unwrap(),
+            s.get_environment(P, &first.id).await.unwrap(),
             Some(first.clone())
         );
 
         let hosted = s
             .list_environments(
+                P,
                 &all(),
                 &EnvironmentFilter {
                     kind: Some("self_hosted".into()),
@@ -97,8 +100,8 @@ both_engines! {
             Err(StoreError::Conflict(_))
         ));
 
-        assert!(s.delete_environment(&first.id).await.unwrap());
-        assert!(!s.delete_environment(&first.id).await.unwrap());
+        assert!(s.delete_environment(P, &first.id).await.unwrap());
+        assert!(!s.delete_environment(P, &first.id).await.unwrap());
         assert_eq!(s.environment_by_enrollment("aa").await.unwrap(), None);
     }
 
@@ -106,6 +109,7 @@ both_engines! {
         let e = env(9, "openai_hosted");
         let write = SessionWrite {
             session: Some(SessionRecord {
+                project_id: P.into(),
                 id: "sesn_1".into(),
                 created_at: 1,
                 agent_id: None,
@@ -117,8 +121,8 @@ both_engines! {
             ..SessionWrite::default()
         };
         s.write_session(write).await.unwrap();
-        assert_eq!(s.get_environment(&e.id).await.unwrap(), Some(e));
-        assert!(s.get_session("sesn_1").await.unwrap().is_some());
+        assert_eq!(s.get_environment(P, &e.id).await.unwrap(), Some(e));
+        assert!(s.get_session(P, "sesn_1").await.unwrap().is_some());
     }
 
     async fn an_enrollment_token_is_exchanged_once_and_the_document_is_kept(s) {
@@ -135,7 +139,7 @@ both_engines! {
             s.exchange_enrollment("token-1", "cred-2").await.unwrap(),
             None
         );
-        let stored = s.get_environment(&e.id).await.unwrap().unwrap();
+        let stored = s.get_environment(P, &e.id).await.unwrap().unwrap();
         assert_eq!(stored.enrollment_digest, None);
         assert_eq!(stored.credential_digest.as_deref(), Some("cred-1"));
         assert_eq!(
@@ -144,9 +148,9 @@ both_engines! {
         );
 
         // A new token replaces only the enrollment digest; exchanging it rotates the credential.
-        assert!(s.set_enrollment_digest(&e.id, "token-2").await.unwrap());
+        assert!(s.set_enrollment_digest(P, &e.id, "token-2").await.unwrap());
         assert!(
-            !s.set_enrollment_digest("env_missing", "token-3")
+            !s.set_enrollment_digest(P, "env_missing", "token-3")
                 .await
                 .unwrap()
         );
@@ -162,6 +166,9 @@ both_engines! {
             Some(e.id.clone())
         );
         assert_eq!(s.environment_by_credential("cred-1").await.unwrap(), None);
-        assert_eq!(s.get_environment(&e.id).await.unwrap().unwrap().doc, e.doc);
+        assert_eq!(
+            s.get_environment(P, &e.id).await.unwrap().unwrap().doc,
+            e.doc
+        );
     }
 }

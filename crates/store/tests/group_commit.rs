@@ -8,8 +8,11 @@ mod support;
 
 use switchboard_store::{AgentRecord, PageQuery};
 
+const P: &str = "proj_0000000000000000000000000000000a";
+
 fn rec(id: &str) -> AgentRecord {
     AgentRecord {
+        project_id: P.into(),
         id: id.to_owned(),
         created_at: 1,
         updated_at: 1,
@@ -41,10 +44,13 @@ both_engines! {
             ok += usize::from(succeeded);
         }
         let all = s
-            .list_agents(&PageQuery {
-                limit: 100,
-                ..Default::default()
-            })
+            .list_agents(
+                P,
+                &PageQuery {
+                    limit: 100,
+                    ..Default::default()
+                },
+            )
             .await
             .unwrap();
         assert_eq!(all.data.len(), ok + 1);

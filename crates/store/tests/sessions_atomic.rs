@@ -8,11 +8,12 @@ mod support;
 
 use std::sync::Arc;
 
-use support::{item, page, session_with};
+use support::{P, item, page, session_with};
 use switchboard_store::{IdempotencyRecord, Order, SessionWrite, StoreError};
 
 fn key(session_id: &str, fingerprint: &str) -> IdempotencyRecord {
     IdempotencyRecord {
+        project_id: P.into(),
         session_id: session_id.into(),
         key: "key_1".into(),
         fingerprint: fingerprint.into(),
@@ -37,17 +38,22 @@ both_engines! {
         assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
 
         assert_eq!(
-            s.get_session("sess_1")
+            s.get_session(P, "sess_1")
                 .await
                 .unwrap()
                 .unwrap()
                 .active_turn_id,
             None
         );
-        assert_eq!(s.get_turn("sess_1", "turn_2").await.unwrap(), None);
-        assert!(s.turn_items("sess_1", "turn_2").await.unwrap().is_empty());
+        assert_eq!(s.get_turn(P, "sess_1", "turn_2").await.unwrap(), None);
+        assert!(
+            s.turn_items(P, "sess_1", "turn_2")
+                .await
+                .unwrap()
+                .is_empty()
+        );
         assert_eq!(
-            s.get_idempotency("sess_1", "key_1")
+            s.get_idempotency(P, "sess_1", "key_1")
                 .await
                 .unwrap()
                 .unwrap()
@@ -62,14 +68,14 @@ both_engines! {
         third.items.push(item("sess_2", "turn_3", "item_1")); // sess_1 owns item_1
         let err = s.write_session(third.clone()).await.unwrap_err();
         assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
-        assert_eq!(s.get_session("sess_2").await.unwrap(), None);
-        assert_eq!(s.get_idempotency("sess_2", "key_1").await.unwrap(), None);
+        assert_eq!(s.get_session(P, "sess_2").await.unwrap(), None);
+        assert_eq!(s.get_idempotency(P, "sess_2", "key_1").await.unwrap(), None);
         third.items.pop();
         s.write_session(third).await.unwrap();
 
         // sess_1's item_1 was never touched.
         assert_eq!(
-            s.turn_items("sess_1", "turn_1").await.unwrap(),
+            s.turn_items(P, "sess_1", "turn_1").await.unwrap(),
             vec![item("sess_1", "turn_1", "item_1")]
         );
     }
@@ -105,23 +111,23 @@ both_engines! {
             let (conflicting, turn_id, outcome) = t.await.unwrap();
             if conflicting {
                 assert!(matches!(outcome, Err(StoreError::Conflict(_))), "{turn_id}");
-                assert_eq!(s.get_turn("sess_0", &turn_id).await.unwrap(), None);
+                assert_eq!(s.get_turn(P, "sess_0", &turn_id).await.unwrap(), None);
             } else {
                 outcome.unwrap();
             }
         }
         let turns = s
-            .list_turns("sess_0", &page(None, 100, Order::Asc))
+            .list_turns(P, "sess_0", &page(None, 100, Order::Asc))
             .await
             .unwrap();
         assert_eq!(turns.data.len(), 1);
         let items = s
-            .list_items("sess_0", None, &page(None, 100, Order::Asc))
+            .list_items(P, "sess_0", None, &page(None, 100, Order::Asc))
             .await
             .unwrap();
         assert!(items.data.is_empty());
         let sessions = s
-            .list_sessions(&page(None, 100, Order::Asc), &Default::default())
+            .list_sessions(P, &page(None, 100, Order::Asc), &Default::default())
             .await
             .unwrap();
         assert_eq!(sessions.data.len(), 1 + 24);

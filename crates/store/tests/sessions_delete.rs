@@ -6,7 +6,7 @@
 #[macro_use]
 mod support;
 
-use support::{deletion, page, session_with};
+use support::{P, deletion, page, session_with};
 use switchboard_store::{CallRecord, IdempotencyRecord, Order, SessionWrite, StoreError};
 
 fn full(id: &str) -> SessionWrite {
@@ -18,6 +18,7 @@ fn full(id: &str) -> SessionWrite {
             doc: "{}".into(),
         }],
         idempotency: Some(IdempotencyRecord {
+            project_id: P.into(),
             session_id: id.into(),
             key: "key_1".into(),
             fingerprint: "f".into(),
@@ -32,29 +33,32 @@ both_engines! {
         s.write_session(full("a")).await.unwrap();
         s.write_session(full("b")).await.unwrap();
 
-        assert!(s.delete_session(&deletion("a"), None).await.unwrap());
-        assert!(!s.delete_session(&deletion("a"), None).await.unwrap());
-        assert!(!s.delete_session(&deletion("never"), None).await.unwrap());
+        assert!(s.delete_session(P, &deletion("a"), None).await.unwrap());
+        assert!(!s.delete_session(P, &deletion("a"), None).await.unwrap());
+        assert!(!s.delete_session(P, &deletion("never"), None).await.unwrap());
 
-        assert_eq!(s.get_session("a").await.unwrap(), None);
-        assert_eq!(s.get_turn("a", "a_t").await.unwrap(), None);
-        assert!(s.turn_items("a", "a_t").await.unwrap().is_empty());
-        assert_eq!(s.get_call("a", "call_1").await.unwrap(), None);
-        assert_eq!(s.get_idempotency("a", "key_1").await.unwrap(), None);
+        assert_eq!(s.get_session(P, "a").await.unwrap(), None);
+        assert_eq!(s.get_turn(P, "a", "a_t").await.unwrap(), None);
+        assert!(s.turn_items(P, "a", "a_t").await.unwrap().is_empty());
+        assert_eq!(s.get_call(P, "a", "call_1").await.unwrap(), None);
+        assert_eq!(s.get_idempotency(P, "a", "key_1").await.unwrap(), None);
         let gone = s
-            .list_items("b", None, &page(Some("a_i"), 5, Order::Asc))
+            .list_items(P, "b", None, &page(Some("a_i"), 5, Order::Asc))
             .await;
         assert!(matches!(gone, Err(StoreError::UnknownCursor)));
 
-        assert!(s.get_session("b").await.unwrap().is_some());
-        assert!(s.get_turn("b", "b_t").await.unwrap().is_some());
-        assert_eq!(s.turn_items("b", "b_t").await.unwrap().len(), 1);
-        assert!(s.get_call("b", "call_1").await.unwrap().is_some());
-        assert!(s.get_idempotency("b", "key_1").await.unwrap().is_some());
+        assert!(s.get_session(P, "b").await.unwrap().is_some());
+        assert!(s.get_turn(P, "b", "b_t").await.unwrap().is_some());
+        assert_eq!(s.turn_items(P, "b", "b_t").await.unwrap().len(), 1);
+        assert!(s.get_call(P, "b", "call_1").await.unwrap().is_some());
+        assert!(s.get_idempotency(P, "b", "key_1").await.unwrap().is_some());
 
         // The deleted IDs are free again: a Session of the same ID starts empty.
         s.write_session(full("a")).await.unwrap();
-        let turns = s.list_turns("a", &page(None, 5, Order::Asc)).await.unwrap();
+        let turns = s
+            .list_turns(P, "a", &page(None, 5, Order::Asc))
+            .await
+            .unwrap();
         assert_eq!(turns.data.len(), 1);
     }
 }

@@ -6,7 +6,7 @@
 #[macro_use]
 mod support;
 
-use support::{page, session};
+use support::{P, page, session};
 use switchboard_store::{Order, Page, SessionFilter, SessionRecord, SessionWrite, StoreError};
 
 fn ids(p: &Page<SessionRecord>) -> Vec<&str> {
@@ -44,6 +44,7 @@ both_engines! {
         for (id, agent_id, metadata) in rows {
             s.write_session(SessionWrite {
                 session: Some(SessionRecord {
+                    project_id: P.into(),
                     agent_id: agent_id.map(str::to_owned),
                     metadata: metadata.to_owned(),
                     ..session(id)
@@ -56,7 +57,7 @@ both_engines! {
         let all = page(None, 10, Order::Asc);
         let list = |f: SessionFilter, q| {
             let s = &s;
-            async move { s.list_sessions(&q, &f).await }
+            async move { s.list_sessions(P, &q, &f).await }
         };
 
         let p = list(filter(Some("agent_a"), &[]), all.clone())

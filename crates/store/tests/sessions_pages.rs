@@ -6,7 +6,7 @@
 #[macro_use]
 mod support;
 
-use support::{item, page, session_with, turn};
+use support::{P, item, page, session_with, turn};
 use switchboard_store::{Order, Page, SessionWrite, StoreError};
 
 use Order::{Asc, Desc};
@@ -49,7 +49,7 @@ both_engines! {
             (Some("s3"), 3, Asc, &["s4"], false),
         ];
         for (after, limit, order, ids, more) in cases {
-            let p = s.list_sessions(&page(after, limit, order), &none).await;
+            let p = s.list_sessions(P, &page(after, limit, order), &none).await;
             assert_eq!(
                 seen(p.unwrap(), |x| x.id),
                 want(ids, more),
@@ -58,7 +58,7 @@ both_engines! {
         }
 
         for after in ["s9", "t1"] {
-            let unknown = s.list_sessions(&page(Some(after), 3, Asc), &none).await;
+            let unknown = s.list_sessions(P, &page(Some(after), 3, Asc), &none).await;
             assert!(matches!(unknown, Err(StoreError::UnknownCursor)), "{after}");
         }
     }
@@ -85,7 +85,7 @@ both_engines! {
             ("b", (Some("b_t2"), 5, Desc, &["b_t1", "b_t0"], false)),
         ];
         for (sid, (after, limit, order, ids, more)) in cases {
-            let p = s.list_turns(sid, &page(after, limit, order)).await;
+            let p = s.list_turns(P, sid, &page(after, limit, order)).await;
             assert_eq!(seen(p.unwrap(), |x| x.id), want(ids, more), "{after:?}");
         }
 
@@ -119,7 +119,7 @@ both_engines! {
             ("b", Some("b_t9"), (None, 5, Asc, &[], false)),
         ];
         for (sid, tid, (after, limit, order, ids, more)) in cases {
-            let p = s.list_items(sid, tid, &page(after, limit, order)).await;
+            let p = s.list_items(P, sid, tid, &page(after, limit, order)).await;
             assert_eq!(
                 seen(p.unwrap(), |x| x.id),
                 want(ids, more),
@@ -128,12 +128,14 @@ both_engines! {
         }
 
         // A cursor naming another Session's row, or nothing, names no row of this list.
-        let other_turn = s.list_turns("a", &page(Some("b_t0"), 5, Asc)).await;
+        let other_turn = s.list_turns(P, "a", &page(Some("b_t0"), 5, Asc)).await;
         assert!(matches!(other_turn, Err(StoreError::UnknownCursor)));
-        let missing = s.list_turns("a", &page(Some("a_t9"), 5, Asc)).await;
+        let missing = s.list_turns(P, "a", &page(Some("a_t9"), 5, Asc)).await;
         assert!(matches!(missing, Err(StoreError::UnknownCursor)));
         for tid in [None, Some("a_t0")] {
-            let other_item = s.list_items("a", tid, &page(Some("b_t0_i0"), 5, Asc)).await;
+            let other_item = s
+                .list_items(P, "a", tid, &page(Some("b_t0_i0"), 5, Asc))
+                .await;
             assert!(
                 matches!(other_item, Err(StoreError::UnknownCursor)),
                 "{tid:?}"

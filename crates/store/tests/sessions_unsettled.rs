@@ -6,12 +6,13 @@
 #[macro_use]
 mod support;
 
-use support::session;
+use support::{P, session};
 use switchboard_store::{SessionRecord, SessionWrite};
 
 fn write(id: &str, active: Option<&str>) -> SessionWrite {
     SessionWrite {
         session: Some(SessionRecord {
+            project_id: P.into(),
             active_turn_id: active.map(str::to_owned),
             ..session(id)
         }),

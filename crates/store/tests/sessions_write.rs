@@ -6,12 +6,13 @@
 #[macro_use]
 mod support;
 
-use support::{item, page, session, session_with, turn};
+use support::{P, item, page, session, session_with, turn};
 use switchboard_store::{CallRecord, IdempotencyRecord, Order, SessionRecord, SessionWrite};
 
 both_engines! {
     async fn records_round_trip_byte_for_byte(s) {
         let rec = SessionRecord {
+            project_id: P.into(),
             agent_id: Some("agent_1".into()),
             metadata: r#"{"b":"2","a":"1"}"#.into(),
             active_turn_id: Some("turn_1".into()),
@@ -24,6 +25,7 @@ both_engines! {
             doc: r#"{"name":"f","arguments":"{\"x\":1.0}"}"#.into(),
         };
         let key = IdempotencyRecord {
+            project_id: P.into(),
             session_id: "sess_1".into(),
             key: "key_1".into(),
             fingerprint: "abc".into(),
@@ -38,23 +40,23 @@ both_engines! {
         .await
         .unwrap();
 
-        assert_eq!(s.get_session("sess_1").await.unwrap(), Some(rec));
+        assert_eq!(s.get_session(P, "sess_1").await.unwrap(), Some(rec));
         assert_eq!(
-            s.get_turn("sess_1", "turn_1").await.unwrap(),
+            s.get_turn(P, "sess_1", "turn_1").await.unwrap(),
             Some(turn("sess_1", "turn_1"))
         );
-        assert_eq!(s.get_turn("sess_2", "turn_1").await.unwrap(), None);
+        assert_eq!(s.get_turn(P, "sess_2", "turn_1").await.unwrap(), None);
         assert_eq!(
-            s.turn_items("sess_1", "turn_1").await.unwrap(),
+            s.turn_items(P, "sess_1", "turn_1").await.unwrap(),
             vec![item("sess_1", "turn_1", "item_1")]
         );
-        assert_eq!(s.get_call("sess_1", "call_1").await.unwrap(), Some(call));
+        assert_eq!(s.get_call(P, "sess_1", "call_1").await.unwrap(), Some(call));
         assert_eq!(
-            s.get_idempotency("sess_1", "key_1").await.unwrap(),
+            s.get_idempotency(P, "sess_1", "key_1").await.unwrap(),
             Some(key)
         );
-        assert_eq!(s.get_idempotency("sess_1", "key_2").await.unwrap(), None);
-        assert_eq!(s.get_session("sess_2").await.unwrap(), None);
+        assert_eq!(s.get_idempotency(P, "sess_1", "key_2").await.unwrap(), None);
+        assert_eq!(s.get_session(P, "sess_2").await.unwrap(), None);
 
         // An empty write is a no-op.
         s.write_session(SessionWrite::default()).await.unwrap();
@@ -81,6 +83,7 @@ both_engines! {
         .await
         .unwrap();
         let rewritten = SessionRecord {
+            project_id: P.into(),
             created_at: 99,
             agent_id: Some("agent_2".into()),
             metadata: r#"{"k":"v"}"#.into(),
@@ -98,25 +101,30 @@ both_engines! {
         .unwrap();
 
         assert_eq!(
-            s.get_session("sess_1").await.unwrap(),
+            s.get_session(P, "sess_1").await.unwrap(),
             Some(SessionRecord {
+                project_id: P.into(),
                 created_at: 1,
                 ..rewritten
             })
         );
-        let items = s.turn_items("sess_1", "turn_1").await.unwrap();
+        let items = s.turn_items(P, "sess_1", "turn_1").await.unwrap();
         assert_eq!(
             items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
             ["a", "b", "c", "d"]
         );
         assert_eq!(items[0], a);
         let listed = s
-            .list_items("sess_1", None, &page(None, 10, Order::Asc))
+            .list_items(P, "sess_1", None, &page(None, 10, Order::Asc))
             .await
             .unwrap();
         assert_eq!(listed.data, items);
         assert_eq!(
-            s.get_call("sess_1", "call_1").await.unwrap().unwrap().doc,
+            s.get_call(P, "sess_1", "call_1")
+                .await
+                .unwrap()
+                .unwrap()
+                .doc,
             r#"{"result":"ok"}"#
         );
 
@@ -130,7 +138,7 @@ both_engines! {
         .await
         .unwrap();
         let turns = s
-            .list_turns("sess_1", &page(None, 10, Order::Asc))
+            .list_turns(P, "sess_1", &page(None, 10, Order::Asc))
             .await
             .unwrap();
         assert_eq!(turns.data, vec![t1, turn("sess_1", "turn_2")]);

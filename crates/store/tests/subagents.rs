@@ -7,7 +7,7 @@
 #[macro_use]
 mod support;
 
-use support::{deletion, page, session_with};
+use support::{P, deletion, page, session_with};
 use switchboard_store::{
     ChildItemRecord, ChildTurnRecord, Order, SessionWrite, StoreError, SubagentRecord,
 };
@@ -48,7 +48,7 @@ both_engines! {
 
         // The root's lists never show a child's rows.
         let turns = s
-            .list_turns("a", &page(None, 10, Order::Asc))
+            .list_turns(P, "a", &page(None, 10, Order::Asc))
             .await
             .unwrap();
         assert_eq!(
@@ -56,18 +56,24 @@ both_engines! {
             ["a_t"]
         );
         let items = s
-            .list_items("a", None, &page(None, 10, Order::Asc))
+            .list_items(P, "a", None, &page(None, 10, Order::Asc))
             .await
             .unwrap();
         assert_eq!(items.data.len(), 1);
 
         // Scoped to the Session and the Subagent.
-        assert!(s.get_subagent("a", "a_sub").await.unwrap().is_some());
-        assert_eq!(s.get_subagent("a", "b_sub").await.unwrap(), None);
-        assert_eq!(s.get_child_turn("a", "b_sub", "b_ct").await.unwrap(), None);
-        assert_eq!(s.get_child_turn("b", "b_sub", "a_ct").await.unwrap(), None);
+        assert!(s.get_subagent(P, "a", "a_sub").await.unwrap().is_some());
+        assert_eq!(s.get_subagent(P, "a", "b_sub").await.unwrap(), None);
+        assert_eq!(
+            s.get_child_turn(P, "a", "b_sub", "b_ct").await.unwrap(),
+            None
+        );
+        assert_eq!(
+            s.get_child_turn(P, "b", "b_sub", "a_ct").await.unwrap(),
+            None
+        );
         assert!(
-            s.get_child_turn("b", "b_sub", "b_ct")
+            s.get_child_turn(P, "b", "b_sub", "b_ct")
                 .await
                 .unwrap()
                 .is_some()
@@ -79,13 +85,13 @@ both_engines! {
         again.child_items[0].doc = r#"{"n":"first, rewritten"}"#.into();
         s.write_session(again).await.unwrap();
         let first = s
-            .list_child_items("a", "a_sub", Some("a_ct"), &page(None, 2, Order::Asc))
+            .list_child_items(P, "a", "a_sub", Some("a_ct"), &page(None, 2, Order::Asc))
             .await
             .unwrap();
         assert!(first.has_more);
         assert_eq!(first.data[0].doc, r#"{"n":"first, rewritten"}"#);
         let rest = s
-            .list_child_items("a", "a_sub", None, &page(Some("a_ci2"), 10, Order::Asc))
+            .list_child_items(P, "a", "a_sub", None, &page(Some("a_ci2"), 10, Order::Asc))
             .await
             .unwrap();
         assert_eq!(
@@ -94,27 +100,27 @@ both_engines! {
         );
         // A cursor of another Subagent names nothing here.
         let foreign = s
-            .list_child_items("a", "a_sub", None, &page(Some("b_ci1"), 10, Order::Asc))
+            .list_child_items(P, "a", "a_sub", None, &page(Some("b_ci1"), 10, Order::Asc))
             .await;
         assert!(matches!(foreign, Err(StoreError::UnknownCursor)));
         let subs = s
-            .list_subagents("a", &page(None, 10, Order::Desc))
+            .list_subagents(P, "a", &page(None, 10, Order::Desc))
             .await
             .unwrap();
         assert_eq!(subs.data.len(), 1);
         let child_turns = s
-            .list_child_turns("a", "a_sub", &page(None, 10, Order::Asc))
+            .list_child_turns(P, "a", "a_sub", &page(None, 10, Order::Asc))
             .await
             .unwrap();
         assert_eq!(child_turns.data.len(), 1);
 
-        assert!(s.delete_session(&deletion("a"), None).await.unwrap());
-        assert_eq!(s.get_subagent("a", "a_sub").await.unwrap(), None);
+        assert!(s.delete_session(P, &deletion("a"), None).await.unwrap());
+        assert_eq!(s.get_subagent(P, "a", "a_sub").await.unwrap(), None);
         let gone = s
-            .list_child_items("a", "a_sub", None, &page(None, 10, Order::Asc))
+            .list_child_items(P, "a", "a_sub", None, &page(None, 10, Order::Asc))
             .await
             .unwrap();
         assert!(gone.data.is_empty());
-        assert!(s.get_subagent("b", "b_sub").await.unwrap().is_some());
+        assert!(s.get_subagent(P, "b", "b_sub").await.unwrap().is_some());
     }
 }

@@ -31,11 +31,23 @@ impl Cond {
     }
 }
 
-/// The scope of a listing of one Session's rows.
-pub(super) fn of_session(session_id: &str) -> Vec<Cond> {
+/// The scope of a listing of one Session's rows, in one Project (child rows follow their
+/// Session, so a foreign Project's Session has none).
+pub(super) fn of_session(project: &str, session_id: &str) -> Vec<Cond> {
     vec![Cond::new(
-        "session_id = ?",
-        [Bind::Text(session_id.to_owned())],
+        "session_id IN (SELECT id FROM sessions WHERE id = ? AND project_id = ?)",
+        [
+            Bind::Text(session_id.to_owned()),
+            Bind::Text(project.to_owned()),
+        ],
+    )]
+}
+
+/// The scope of a listing of one Project's top-level rows.
+pub(super) fn of_project(project: &str) -> Vec<Cond> {
+    vec![Cond::new(
+        "project_id = ?",
+        [Bind::Text(project.to_owned())],
     )]
 }
 

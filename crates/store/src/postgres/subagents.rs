@@ -39,8 +39,8 @@ fn child_item(row: &PgRow) -> ChildItemRecord {
 }
 
 /// One Subagent's rows of a Session.
-fn of_subagent(session_id: &str, subagent_id: &str) -> Vec<Cond> {
-    let mut scope = of_session(session_id);
+fn of_subagent(project: &str, session_id: &str, subagent_id: &str) -> Vec<Cond> {
+    let mut scope = of_session(project, session_id);
     scope.push(Cond::new(
         "subagent_id = ?",
         [Bind::Text(subagent_id.to_owned())],
@@ -79,19 +79,26 @@ pub(super) fn statements(w: &mut SessionWrite) -> Vec<Statement> {
 
 #[async_trait]
 impl SubagentStore for PgStore {
-    async fn get_subagent(&self, session_id: &str, id: &str) -> Result<Option<SubagentRecord>> {
-        let sql = "SELECT * FROM subagents WHERE session_id = $1 AND id = $2";
-        self.one(sql, &[session_id, id], subagent).await
+    async fn get_subagent(
+        &self,
+        project: &str,
+        session_id: &str,
+        id: &str,
+    ) -> Result<Option<SubagentRecord>> {
+        let sql = "SELECT * FROM subagents WHERE id = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        self.one(sql, &[session_id, id, project], subagent).await
     }
 
     async fn list_subagents(
         &self,
+        project: &str,
         session_id: &str,
         q: &PageQuery,
     ) -> Result<Page<SubagentRecord>> {
         let l = Listing {
             table: "subagents",
-            scope: of_session(session_id),
+            scope: of_session(project, session_id),
             filter: vec![],
             row: subagent,
         };
@@ -100,25 +107,31 @@ impl SubagentStore for PgStore {
 
     async fn get_child_turn(
         &self,
+        project: &str,
         session_id: &str,
         subagent_id: &str,
         turn_id: &str,
     ) -> Result<Option<ChildTurnRecord>> {
-        let sql =
-            "SELECT * FROM subagent_turns WHERE session_id = $1 AND subagent_id = $2 AND id = $3";
-        self.one(sql, &[session_id, subagent_id, turn_id], child_turn)
-            .await
+        let sql = "SELECT * FROM subagent_turns WHERE subagent_id = $2 AND id = $3 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $4)";
+        self.one(
+            sql,
+            &[session_id, subagent_id, turn_id, project],
+            child_turn,
+        )
+        .await
     }
 
     async fn list_child_turns(
         &self,
+        project: &str,
         session_id: &str,
         subagent_id: &str,
         q: &PageQuery,
     ) -> Result<Page<ChildTurnRecord>> {
         let l = Listing {
             table: "subagent_turns",
-            scope: of_subagent(session_id, subagent_id),
+            scope: of_subagent(project, session_id, subagent_id),
             filter: vec![],
             row: child_turn,
         };
@@ -127,6 +140,7 @@ impl SubagentStore for PgStore {
 
     async fn list_child_items(
         &self,
+        project: &str,
         session_id: &str,
         subagent_id: &str,
         turn_id: Option<&str>,
@@ -138,7 +152,7 @@ impl SubagentStore for PgStore {
             .collect();
         let l = Listing {
             table: "subagent_items",
-            scope: of_subagent(session_id, subagent_id),
+            scope: of_subagent(project, session_id, subagent_id),
             filter,
             row: child_item,
         };

@@ -61,6 +61,9 @@ pub async fn postgres(test: &str) -> Option<(Guard, Arc<dyn Store>)> {
     Some((Guard::Postgres(db), Arc::new(s)))
 }
 
+/// The Project the tests' rows belong to (the store keeps any Project ID it is given).
+pub const P: &str = "proj_0000000000000000000000000000000a";
+
 /// A store in its own temporary directory (kept alive by the returned guard).
 pub async fn store() -> (tempfile::TempDir, SqliteStore) {
     let dir = tempfile::tempdir().unwrap();
@@ -72,6 +75,7 @@ pub async fn store() -> (tempfile::TempDir, SqliteStore) {
 
 pub fn session(id: &str) -> SessionRecord {
     SessionRecord {
+        project_id: P.into(),
         id: id.to_owned(),
         created_at: 1,
         agent_id: None,
@@ -120,6 +124,7 @@ pub fn page(after: Option<&str>, limit: u32, order: Order) -> PageQuery {
 pub fn deletion(id: &str) -> DeletionRecord {
     DeletionRecord {
         session_id: id.to_owned(),
+        project_id: P.into(),
         environment_id: None,
         workspace_id: None,
         workspace_runtime: None,
