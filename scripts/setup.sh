@@ -2,7 +2,8 @@
 # Installs everything the test suite needs that cargo does not: a Python venv with the pinned
 # official SDKs and pytest, the pinned native harness binaries (scripts/install-harnesses.sh), and
 # a pinned Node with the TypeScript SDK suite's packages (scripts/install-node.sh), and bubblewrap
-# (`bwrap`, Debian package `bubblewrap`), which isolates managed workspaces.
+# (`bwrap`, Debian package `bubblewrap`), which isolates managed workspaces, and the PostgreSQL
+# server the PostgreSQL store's tests run a throwaway cluster of.
 # Idempotent; safe to run on a fresh machine and in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +39,20 @@ if ! command -v bwrap >/dev/null 2>&1; then
   fi
 fi
 command -v bwrap >/dev/null 2>&1 && echo "setup: bubblewrap ready ($(bwrap --version))"
+
+# The PostgreSQL store's tests start a throwaway cluster (`initdb` + `postgres`, Debian's
+# `postgresql` server package: the major version is the Debian release's, 15 on bookworm).
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+if [ -z "$(pg_bin)" ] && ! command -v initdb >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get install -y --no-install-recommends postgresql >/dev/null
+  else
+    echo "setup: install the PostgreSQL server (initdb, postgres) with your package manager" >&2
+  fi
+fi
+[ -n "$(pg_bin)" ] && echo "setup: postgresql ready ($("$(pg_bin)/postgres" --version))"
 
 ./scripts/install-harnesses.sh
 ./scripts/install-node.sh

@@ -38,16 +38,21 @@ pub fn open_config(secrets: &SecretBox, text: &str) -> Result<AgentConfig, Agent
     Ok(cfg)
 }
 
-/// Loads an Agent by a caller-supplied ID; malformed and missing IDs are the same 404.
+/// Loads an Agent of `project` by a caller-supplied ID; malformed, missing and another
+/// Project's IDs are the same 404.
 pub async fn load(
     store: &dyn Store,
     secrets: &SecretBox,
+    project: &str,
     id: &str,
 ) -> Result<(AgentRecord, AgentConfig), AgentError> {
     if !is_valid(IdKind::Agent, id) {
         return Err(AgentError::NotFound);
     }
-    let rec = store.get_agent(id).await?.ok_or(AgentError::NotFound)?;
+    let rec = store
+        .get_agent(project, id)
+        .await?
+        .ok_or(AgentError::NotFound)?;
     let cfg = open_config(secrets, &rec.config)?;
     Ok((rec, cfg))
 }

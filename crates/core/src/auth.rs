@@ -9,7 +9,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
-use switchboard_store::{ApiKeyRecord, Store};
+use switchboard_store::{ApiKeyRecord, ProjectRecord, Store};
 use switchboard_wire::ids::{IdKind, new_id};
 
 pub const KEY_PREFIX: &str = "sk-sb-";
@@ -25,10 +25,40 @@ pub fn digest(secret: &str) -> String {
     hex::encode(Sha256::digest(secret.as_bytes()))
 }
 
-/// The record to store for `secret`.
-pub fn record_for(secret: &str, now: i64) -> ApiKeyRecord {
+/// The Project a request's key opens: every handler scopes its reads and writes to it.
+///
+/// Set by the bearer check ([`crate::edge::beta_and_auth`]) as a request extension, so a
+/// handler names it as an argument. Outside that layer there is none, and the request is the
+/// unauthenticated 401.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Project(pub String);
+
+impl Project {
+    pub fn id(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Project {
+    type Rejection = crate::edge::Failure;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Project>()
+            .cloned()
+            .ok_or_else(|| crate::edge::Failure(switchboard_wire::ApiError::unauthorized()))
+    }
+}
+
+/// The record to store for `secret`, a key of `project`.
+pub fn record_for(secret: &str, project: &str, now: i64) -> ApiKeyRecord {
     ApiKeyRecord {
         id: new_id(IdKind::ApiKey),
+        project_id: project.to_owned(),
         digest: digest(secret),
         hint: secret.chars().take(10).collect(),
         created_at: now,
@@ -43,9 +73,32 @@ pub fn bearer(header: Option<&str>) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty()).then(|| token.trim())
 }
 
-/// Ensures a usable key exists at start. Returns the secret when one was created now (so the
-/// caller can print it): the given `wanted` secret if set and not yet stored, or a fresh one when
-/// the store has no key at all.
+/// The first Project: the one a fresh data dir starts with (the migration creates it, and it
+/// holds every resource of a data dir made before Projects). Created here only if a store has
+/// no Project at all.
+pub async fn first_project(store: &dyn Store, now: i64) -> switchboard_store::Result<String> {
+    if let Some(p) = store.list_projects().await?.into_iter().next() {
+        return Ok(p.id);
+    }
+    let project = new_project("Default Project", now);
+    store.insert_project(&project).await?;
+    Ok(project.id)
+}
+
+/// A fresh, unarchived Project.
+pub fn new_project(name: &str, now: i64) -> ProjectRecord {
+    ProjectRecord {
+        id: new_id(IdKind::Project),
+        name: name.to_owned(),
+        created_at: now,
+        archived_at: None,
+    }
+}
+
+/// Ensures a usable key exists at start, in the first Project (so the single-user path never
+/// names a Project). Returns the secret when one was created now (so the caller can print it):
+/// the given `wanted` secret if set and not yet stored, or a fresh one when the store has no
+/// key at all.
 pub async fn bootstrap(
     store: &dyn Store,
     wanted: Option<&str>,
@@ -55,14 +108,20 @@ pub async fn bootstrap(
         if store.active_api_key(&digest(secret)).await?.is_some() {
             return Ok(None);
         }
-        store.insert_api_key(&record_for(secret, now)).await?;
+        let project = first_project(store, now).await?;
+        store
+            .insert_api_key(&record_for(secret, &project, now))
+            .await?;
         return Ok(Some(secret.to_owned()));
     }
     if store.count_api_keys().await? > 0 {
         return Ok(None);
     }
+    let project = first_project(store, now).await?;
     let secret = generate_secret();
-    store.insert_api_key(&record_for(&secret, now)).await?;
+    store
+        .insert_api_key(&record_for(&secret, &project, now))
+        .await?;
     Ok(Some(secret))
 }
 
@@ -103,7 +162,8 @@ pub struct KeyCache {
 #[derive(Default)]
 struct CacheState {
     epoch: Option<std::time::SystemTime>,
-    verified: std::collections::HashMap<String, std::time::Instant>,
+    /// Digest → when it was verified, and its Project.
+    verified: std::collections::HashMap<String, (std::time::Instant, String)>,
 }
 
 impl KeyCache {
@@ -123,8 +183,13 @@ impl KeyCache {
             .ok()
     }
 
-    /// Whether `digest` belongs to an active key, reading the store only on a cache miss.
-    pub async fn check(&self, store: &dyn Store, digest: &str) -> switchboard_store::Result<bool> {
+    /// The Project of the active key `digest` (not revoked, its Project not archived), reading
+    /// the store only on a cache miss; `None` for any other digest.
+    pub async fn check(
+        &self,
+        store: &dyn Store,
+        digest: &str,
+    ) -> switchboard_store::Result<Option<String>> {
         let epoch = self.epoch();
         {
             let mut st = lock(&self.inner);
@@ -132,23 +197,25 @@ impl KeyCache {
                 st.verified.clear();
                 st.epoch = epoch;
             }
-            if st
+            if let Some((_, project)) = st
                 .verified
                 .get(digest)
-                .is_some_and(|t| t.elapsed() < Self::TTL)
+                .filter(|(t, _)| t.elapsed() < Self::TTL)
             {
-                return Ok(true);
+                return Ok(Some(project.clone()));
             }
         }
-        let active = store.active_api_key(digest).await?.is_some();
-        if active {
+        let project = store.active_api_key(digest).await?.map(|k| k.project_id);
+        if let Some(project) = &project {
             let mut st = lock(&self.inner);
             if st.epoch == epoch {
-                st.verified
-                    .insert(digest.to_owned(), std::time::Instant::now());
+                st.verified.insert(
+                    digest.to_owned(),
+                    (std::time::Instant::now(), project.clone()),
+                );
             }
         }
-        Ok(active)
+        Ok(project)
     }
 }
 

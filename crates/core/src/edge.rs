@@ -185,11 +185,13 @@ pub async fn beta_and_auth(
     };
     let digest = auth::digest(token);
     match state.keys.check(state.store.as_ref(), &digest).await {
-        Ok(true) => {
+        Ok(Some(project)) => {
+            let mut req = req;
+            req.extensions_mut().insert(auth::Project(project));
             let resp = next.run(req).await;
             crate::revocation::guard(state.clone(), digest, resp)
         }
-        Ok(false) => reject(req, ApiError::unauthorized()).await,
+        Ok(None) => reject(req, ApiError::unauthorized()).await,
         Err(e) => {
             tracing::error!(error = %e, "store failure during authentication");
             Failure(ApiError::new(

@@ -98,17 +98,18 @@ pub async fn exchange(store: &dyn Store, token: &str) -> Result<Option<Enrolled>
     }))
 }
 
-/// The self-hosted Environment whose enrolled Runtime presents `credential`, if any. The store
-/// is searched by the credential's digest, so no stored secret is ever compared byte by byte.
+/// The self-hosted Environment whose enrolled Runtime presents `credential`, if any, as its ID
+/// and its Project's (the Runtime works for that Project only). The store is searched by the
+/// credential's digest, so no stored secret is ever compared byte by byte.
 pub async fn environment_for(
     store: &dyn Store,
     credential: &str,
-) -> Result<Option<String>, StoreError> {
+) -> Result<Option<(String, String)>, StoreError> {
     Ok(store
         .environment_by_credential(&digest(credential))
         .await?
         .filter(|e| e.kind == SELF_HOSTED)
-        .map(|e| e.id))
+        .map(|e| (e.id, e.project_id)))
 }
 
 /// Why no new token was minted.
@@ -122,11 +123,16 @@ pub enum MintError {
     Store(#[from] StoreError),
 }
 
-/// Mints a new enrollment token for a self-hosted Environment; the previous token stops
-/// working, the current credential (if any) keeps working until the new token is exchanged.
-pub async fn mint_for(store: &dyn Store, environment_id: &str) -> Result<Minted, MintError> {
+/// Mints a new enrollment token for a self-hosted Environment of `project`; the previous token
+/// stops working, the current credential (if any) keeps working until the new token is
+/// exchanged.
+pub async fn mint_for(
+    store: &dyn Store,
+    project: &str,
+    environment_id: &str,
+) -> Result<Minted, MintError> {
     let environment = store
-        .get_environment(environment_id)
+        .get_environment(project, environment_id)
         .await?
         .ok_or_else(|| MintError::Unknown(environment_id.to_owned()))?;
     if environment.kind != SELF_HOSTED {
@@ -137,7 +143,7 @@ pub async fn mint_for(store: &dyn Store, environment_id: &str) -> Result<Minted,
     }
     let token = mint_token();
     if !store
-        .set_enrollment_digest(environment_id, &token.digest)
+        .set_enrollment_digest(project, environment_id, &token.digest)
         .await?
     {
         // Deleted between the read and the write.

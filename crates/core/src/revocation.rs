@@ -114,7 +114,7 @@ pub fn guard(state: Arc<AppState>, digest: String, resp: Response) -> Response {
 /// authenticated, and an unreadable store says nothing about the key.
 async fn revoked(state: Arc<AppState>, digest: String, mut changes: watch::Receiver<u64>) {
     while changes.changed().await.is_ok() {
-        if let Ok(false) = state.keys.check(state.store.as_ref(), &digest).await {
+        if let Ok(None) = state.keys.check(state.store.as_ref(), &digest).await {
             tracing::info!("an event stream ended: its key was revoked");
             return;
         }

@@ -178,7 +178,11 @@ fn enrollment_token(body: &serde_json::Map<String, serde_json::Value>) -> Result
 
 /// The authority of a connecting Runtime: the deployment's Runtime token first (compared in
 /// constant time), then an Environment's credential (looked up by digest).
-async fn authenticate(state: &AppState, presented: Option<&str>) -> Result<Authority, Failure> {
+/// An enrolled Runtime's authority comes with its Environment's Project.
+async fn authenticate(
+    state: &AppState,
+    presented: Option<&str>,
+) -> Result<Option<(String, String)>, Failure> {
     if token_matches(state.config.runtime_token.as_deref(), presented) {
         return Ok(None);
     }
@@ -218,8 +222,8 @@ async fn connect(
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok()),
     );
-    let authority = match authenticate(&state, presented).await {
-        Ok(authority) => authority,
+    let enrolled = match authenticate(&state, presented).await {
+        Ok(enrolled) => enrolled,
         Err(failure) => return failure.into_response(),
     };
     let upgrade = match upgrade {
@@ -234,7 +238,7 @@ async fn connect(
         }
     };
     let engine = state.engine.clone();
-    upgrade.on_upgrade(move |socket| serve_link(engine, connections, authority, socket))
+    upgrade.on_upgrade(move |socket| serve_link(engine, connections, enrolled, socket))
 }
 
 /// Whether `presented` is the configured token. Both sides are hashed first so the comparison
@@ -363,9 +367,12 @@ async fn close(mut sink: Sink, code: u16, reason: &'static str) {
 async fn serve_link(
     engine: Arc<Engine>,
     connections: Arc<Connections>,
-    authority: Authority,
+    enrolled: Option<(String, String)>,
     socket: WebSocket,
 ) {
+    let authority: Authority = enrolled
+        .as_ref()
+        .map(|(environment, _)| environment.clone());
     let (mut sink, mut stream) = socket.split();
     let text = match tokio::time::timeout(HANDSHAKE_TIMEOUT, first_text(&mut stream)).await {
         Ok(Some(Ok(text))) => text,
@@ -405,7 +412,7 @@ async fn serve_link(
     let link = engine.attach(
         hello.runtime_id.clone(),
         false,
-        authority.clone(),
+        enrolled,
         to_runtime,
         from_runtime,
     );

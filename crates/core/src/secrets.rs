@@ -2,7 +2,8 @@
 //!
 //! A secret is sealed with XChaCha20-Poly1305 under the deployment's data key and stored as
 //! `sealed:v1:<base64(nonce || ciphertext)>`. The key lives in `<data-dir>/secret.key` (created
-//! with mode 0600 on first start) or comes from `SWITCHBOARD_SECRET_KEY` (base64, 32 bytes).
+//! with mode 0600 on first start), in the `--data-key-file` replicas share, or comes from
+//! `SWITCHBOARD_SECRET_KEY` (base64, 32 bytes).
 //! Sealed values are never echoed or logged; only the Runtime receives the opened value.
 
 use std::path::Path;
@@ -43,13 +44,18 @@ impl SecretBox {
         if let Ok(v) = std::env::var("SWITCHBOARD_SECRET_KEY") {
             return Self::from_key(&B64.decode(v.trim()).map_err(|_| SecretError::BadKey)?);
         }
-        let path = data_dir.join("secret.key");
+        Self::load_or_create_file(&data_dir.join("secret.key"))
+    }
+
+    /// Loads the data key from the file `path` (base64 of 32 bytes), creating it (mode 0600)
+    /// when absent: `--data-key-file`, the key several replicas share.
+    pub fn load_or_create_file(path: &Path) -> Result<Self, SecretError> {
         if path.exists() {
-            let text = std::fs::read_to_string(&path)?;
+            let text = std::fs::read_to_string(path)?;
             return Self::from_key(&B64.decode(text.trim()).map_err(|_| SecretError::BadKey)?);
         }
         let key = XChaCha20Poly1305::generate_key(&mut OsRng);
-        write_private(&path, &B64.encode(key))?;
+        write_private(path, &B64.encode(key))?;
         Self::from_key(&key)
     }
 

@@ -81,7 +81,7 @@ async fn self_hosted_input_waits_for_its_environment_and_runs_on_its_runtime() {
     assert!(!poster.is_finished());
 
     // Its enrolled Runtime connects: the action clears (connection is not readiness).
-    let mut enrolled = Peer::attach_environment(state.clone(), base.clone(), dir, &env_id);
+    let mut enrolled = Peer::attach_environment(state.clone(), base.clone(), dir, &env_id).await;
     let (status, _) = poster.await.unwrap();
     assert_eq!(status, 202);
     let session = deployment.session(&id).await;
@@ -151,7 +151,8 @@ async fn self_hosted_input_waits_for_its_environment_and_runs_on_its_runtime() {
         base.clone(),
         tempfile::tempdir().unwrap(),
         "env_00000000000000000000000000000001",
-    );
+    )
+    .await;
     stranger.heartbeat().await;
     let poster = {
         let (base, id) = (base.clone(), id.clone());
@@ -163,7 +164,8 @@ async fn self_hosted_input_waits_for_its_environment_and_runs_on_its_runtime() {
         base.clone(),
         tempfile::tempdir().unwrap(),
         &env_id,
-    );
+    )
+    .await;
     assert_eq!(poster.await.unwrap().0, 202);
     enrolled.heartbeat().await;
     let CoreToRuntime::ExecutionPrepare(_) = enrolled.next_frame().await.message else {
@@ -312,7 +314,7 @@ async fn managed_sessions_carry_their_workspace_and_fail_with_the_environment_se
     let rec = peer
         .state
         .store
-        .get_environment(&env_id)
+        .get_environment(&peer.project().await, &env_id)
         .await
         .unwrap()
         .unwrap();
@@ -496,7 +498,8 @@ async fn environment_files_go_to_the_hosting_runtime_and_delete_removes_the_work
 #[tokio::test]
 async fn workspace_requests_without_a_runtime_are_503() {
     let (state, base, dir) = Peer::core_only().await;
-    let peer = Peer::attach_environment(state, base, dir, "env_00000000000000000000000000000001");
+    let peer =
+        Peer::attach_environment(state, base, dir, "env_00000000000000000000000000000001").await;
     let (_, env) = peer
         .request(
             "POST",
@@ -677,7 +680,8 @@ async fn a_reservation_survives_a_core_restart_and_its_environment_still_admits_
         peer.base.clone(),
         tempfile::tempdir().unwrap(),
         &env_id,
-    );
+    )
+    .await;
     enrolled.heartbeat().await;
     let CoreToRuntime::ExecutionPrepare(prepare) = enrolled.next_frame().await.message else {
         panic!("expected execution_prepare")

@@ -25,7 +25,7 @@ async fn another_links_frames_for_a_run_are_ignored() {
     peer.state.engine.attach(
         "intruder".into(),
         false,
-        Some("env_intruder".into()),
+        Some(("env_intruder".into(), peer.project().await)),
         to_intruder,
         from_intruder,
     );

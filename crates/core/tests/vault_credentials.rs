@@ -58,7 +58,13 @@ async fn create(peer: &Peer, tools: Value, vault_ids: Value) -> Value {
 }
 
 async fn doc(peer: &Peer, id: &str) -> SessionDoc {
-    let rec = peer.state.store.get_session(id).await.unwrap().unwrap();
+    let rec = peer
+        .state
+        .store
+        .get_session(&peer.project().await, id)
+        .await
+        .unwrap()
+        .unwrap();
     serde_json::from_str(&rec.doc).unwrap()
 }
 
@@ -70,6 +76,7 @@ async fn bearers(
     let found = resolve_bearers(
         peer.state.store.as_ref(),
         &peer.state.secrets,
+        &peer.project().await,
         &doc.vault_ids,
         &doc.credentials,
         now,
@@ -119,7 +126,13 @@ async fn implicit_selection_is_shown_frozen_and_rechecked_at_dispatch() {
         [("docs".into(), "tok-first".into())]
     );
     // The stored Session holds no secret.
-    let rec = peer.state.store.get_session(id).await.unwrap().unwrap();
+    let rec = peer
+        .state
+        .store
+        .get_session(&peer.project().await, id)
+        .await
+        .unwrap()
+        .unwrap();
     assert!(!rec.doc.contains("tok-first"));
 
     // Without the data key that sealed it, the secret cannot be opened: credential storage is
@@ -128,6 +141,7 @@ async fn implicit_selection_is_shown_frozen_and_rechecked_at_dispatch() {
     let err = resolve_bearers(
         peer.state.store.as_ref(),
         &other_key,
+        &peer.project().await,
         &d.vault_ids,
         &d.credentials,
         0,
@@ -270,6 +284,7 @@ async fn expired_oauth_session(peer: &Peer, endpoint: &str) -> (String, String, 
         .store
         .put_credential(&switchboard_store::CredentialRecord {
             id: id.clone(),
+            project_id: peer.project().await,
             vault_id: v.clone(),
             created_at: 1,
             status: ACTIVE.into(),
@@ -292,6 +307,7 @@ async fn bearer_at(
     switchboard_core::session::credentials::resolve_bearer_with(
         peer.state.store.as_ref(),
         &peer.state.secrets,
+        &peer.project().await,
         &d.vault_ids,
         &d.credentials[0],
         now,
@@ -337,7 +353,7 @@ async fn an_expired_oauth_token_is_refreshed_once_and_stored() {
     let rec = peer
         .state
         .store
-        .get_credential(&v, &c)
+        .get_credential(&peer.project().await, &v, &c)
         .await
         .unwrap()
         .unwrap();
@@ -362,7 +378,7 @@ async fn a_failed_refresh_is_not_retried_and_fails_the_work() {
     let before = peer
         .state
         .store
-        .get_credential(&v, &c)
+        .get_credential(&peer.project().await, &v, &c)
         .await
         .unwrap()
         .unwrap();
@@ -379,7 +395,7 @@ async fn a_failed_refresh_is_not_retried_and_fails_the_work() {
     let after = peer
         .state
         .store
-        .get_credential(&v, &c)
+        .get_credential(&peer.project().await, &v, &c)
         .await
         .unwrap()
         .unwrap();

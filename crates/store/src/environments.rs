@@ -5,6 +5,7 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnvironmentRecord {
     pub id: String,
+    pub project_id: String,
     pub created_at: i64,
     /// `openai_hosted` or `self_hosted`.
     pub kind: String,

@@ -12,6 +12,7 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRecord {
     pub id: String,
+    pub project_id: String,
     pub created_at: i64,
     /// The saved Agent the Session was created from; `sessions.list?agent_id=` filters on it.
     pub agent_id: Option<String>,
@@ -54,6 +55,8 @@ pub struct CallRecord {
 /// create (then `session_id` is the Session it created).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IdempotencyRecord {
+    /// The Project the key is scoped to (keys are per Project).
+    pub project_id: String,
     pub session_id: String,
     pub key: String,
     /// A digest of the request; the same key with another digest is a conflict.
@@ -112,6 +115,8 @@ pub struct SessionFilter {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeletionRecord {
     pub session_id: String,
+    /// The Session's Project.
+    pub project_id: String,
     /// The self-hosted Environment whose enrolled Runtime ran the Session; `None`: the
     /// deployment Runtimes.
     pub environment_id: Option<String>,

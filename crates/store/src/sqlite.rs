@@ -14,14 +14,15 @@ use sqlx::sqlite::{
 };
 use sqlx::{AssertSqlSafe, Row, SqlitePool};
 
+mod key_check;
 mod subagents;
 mod vaults;
 
 use crate::writer::{Bind, Statement, Writer};
 use crate::{
     AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentFilter, EnvironmentRecord,
-    IdempotencyRecord, ItemRecord, Order, Page, PageQuery, Result, SessionFilter, SessionRecord,
-    SessionWrite, Store, StoreError, TurnRecord,
+    IdempotencyRecord, ItemRecord, Order, Page, PageQuery, ProjectRecord, Result, SessionFilter,
+    SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
 };
 
 /// Reads go through a small pool; writes through the group-commit [`Writer`], because SQLite
@@ -100,13 +101,13 @@ impl SqliteStore {
         }
     }
 
+    /// The Environment whose enrollment or credential digest is `value` (of any Project).
     async fn environment_where(
         &self,
         column: &'static str,
         value: &str,
     ) -> Result<Option<EnvironmentRecord>> {
         let sql = match column {
-            "id" => "SELECT * FROM environments WHERE id = $1",
             "enrollment_digest" => "SELECT * FROM environments WHERE enrollment_digest = $1",
             _ => "SELECT * FROM environments WHERE credential_digest = $1",
         };
@@ -231,9 +232,19 @@ impl Sql {
     }
 }
 
+fn project(row: &SqliteRow) -> ProjectRecord {
+    ProjectRecord {
+        id: row.get("id"),
+        name: row.get("name"),
+        created_at: row.get("created_at"),
+        archived_at: row.get("archived_at"),
+    }
+}
+
 fn api_key(row: &SqliteRow) -> ApiKeyRecord {
     ApiKeyRecord {
         id: row.get("id"),
+        project_id: row.get("project_id"),
         digest: row.get("digest"),
         hint: row.get("hint"),
         created_at: row.get("created_at"),
@@ -244,26 +255,46 @@ fn api_key(row: &SqliteRow) -> ApiKeyRecord {
 fn agent(row: &SqliteRow) -> AgentRecord {
     AgentRecord {
         id: row.get("id"),
+        project_id: row.get("project_id"),
         created_at: row.get("created_at"),
         updated_at: row.get("updated_at"),
         config: row.get("config"),
     }
 }
 
-/// A fixed query on a Session's child row: `$1` binds the Session, `$2` the row's key.
+/// A fixed query on a Session's child row: `$1` binds the Session, `$2` the row's key, `$3`
+/// the Project (the query must hold [`SESSION_IN_PROJECT`]).
 fn in_session<'q>(
     sql: &'static str,
+    project: &'q str,
     session_id: &'q str,
     key: &'q str,
 ) -> sqlx::query::Query<'q, sqlx::Sqlite, SqliteArguments> {
-    sqlx::query(sql).bind(session_id).bind(key)
+    debug_assert!(sql.contains(SESSION_IN_PROJECT), "{sql}");
+    sqlx::query(sql).bind(session_id).bind(key).bind(project)
 }
 
-/// The scope of a listing of one Session's rows.
-fn of_session(session_id: &str) -> Vec<Cond> {
+/// The condition of [`in_session`]'s queries: the row's Session `$1` is one of Project `$3`'s.
+/// Child rows follow their Session, so this is how a foreign Project's Session is absent.
+const SESSION_IN_PROJECT: &str =
+    "session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+
+/// The scope of a listing of one Session's rows, in one Project.
+fn of_session(project: &str, session_id: &str) -> Vec<Cond> {
     vec![Cond::new(
-        "session_id = ?",
-        [Bind::Text(session_id.to_owned())],
+        "session_id IN (SELECT id FROM sessions WHERE id = ? AND project_id = ?)",
+        [
+            Bind::Text(session_id.to_owned()),
+            Bind::Text(project.to_owned()),
+        ],
+    )]
+}
+
+/// The scope of a listing of one Project's top-level rows.
+fn of_project(project: &str) -> Vec<Cond> {
+    vec![Cond::new(
+        "project_id = ?",
+        [Bind::Text(project.to_owned())],
     )]
 }
 
@@ -274,6 +305,7 @@ fn texts<const N: usize>(values: [String; N]) -> Vec<Bind> {
 fn session(row: &SqliteRow) -> SessionRecord {
     SessionRecord {
         id: row.get("id"),
+        project_id: row.get("project_id"),
         created_at: row.get("created_at"),
         agent_id: row.get("agent_id"),
         metadata: row.get("metadata"),
@@ -285,6 +317,7 @@ fn session(row: &SqliteRow) -> SessionRecord {
 fn environment(row: &SqliteRow) -> EnvironmentRecord {
     EnvironmentRecord {
         id: row.get("id"),
+        project_id: row.get("project_id"),
         created_at: row.get("created_at"),
         kind: row.get("kind"),
         enrollment_digest: row.get("enrollment_digest"),
@@ -296,12 +329,14 @@ fn environment(row: &SqliteRow) -> EnvironmentRecord {
 /// The upsert of an Environment row; `seq` and `created_at` stay those of the first insert.
 /// An existing row keeps its digests: they change only through the conditional enrollment
 /// writes (`exchange_enrollment`, `set_enrollment_digest`), so a document update that read
-/// the row before an exchange can never undo it.
+/// the row before an exchange can never undo it. A row of another Project is left alone.
 fn put_environment(e: &EnvironmentRecord) -> Statement {
     Statement::new(
-        "INSERT INTO environments (id, created_at, kind, enrollment_digest, credential_digest, doc) \
-         VALUES ($1, $2, $3, $4, $5, $6) \
-         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, doc = excluded.doc",
+        "INSERT INTO environments \
+         (id, created_at, kind, enrollment_digest, credential_digest, doc, project_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) \
+         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, doc = excluded.doc \
+         WHERE environments.project_id = excluded.project_id",
         vec![
             Bind::Text(e.id.clone()),
             Bind::I64(e.created_at),
@@ -309,6 +344,7 @@ fn put_environment(e: &EnvironmentRecord) -> Statement {
             Bind::OptText(e.enrollment_digest.clone()),
             Bind::OptText(e.credential_digest.clone()),
             Bind::Text(e.doc.clone()),
+            Bind::Text(e.project_id.clone()),
         ],
     )
 }
@@ -341,6 +377,7 @@ fn call(row: &SqliteRow) -> CallRecord {
 
 fn idempotency(row: &SqliteRow) -> IdempotencyRecord {
     IdempotencyRecord {
+        project_id: row.get("project_id"),
         session_id: row.get("session_id"),
         key: row.get("key"),
         fingerprint: row.get("fingerprint"),
@@ -350,15 +387,56 @@ fn idempotency(row: &SqliteRow) -> IdempotencyRecord {
 
 #[async_trait]
 impl Store for SqliteStore {
+    async fn insert_project(&self, p: &ProjectRecord) -> Result<()> {
+        self.write1(
+            "INSERT INTO projects (id, name, created_at, archived_at) VALUES ($1, $2, $3, $4)",
+            vec![
+                Bind::Text(p.id.clone()),
+                Bind::Text(p.name.clone()),
+                Bind::I64(p.created_at),
+                Bind::OptI64(p.archived_at),
+            ],
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn list_projects(&self) -> Result<Vec<ProjectRecord>> {
+        let rows = sqlx::query("SELECT * FROM projects ORDER BY seq")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.iter().map(project).collect())
+    }
+
+    async fn get_project(&self, id: &str) -> Result<Option<ProjectRecord>> {
+        let row = sqlx::query("SELECT * FROM projects WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(project))
+    }
+
+    async fn archive_project(&self, id: &str, at: i64) -> Result<bool> {
+        let n = self
+            .write1(
+                "UPDATE projects SET archived_at = $1 WHERE id = $2 AND archived_at IS NULL",
+                vec![Bind::I64(at), Bind::Text(id.to_owned())],
+            )
+            .await?;
+        Ok(n == 1)
+    }
+
     async fn insert_api_key(&self, k: &ApiKeyRecord) -> Result<()> {
         self.write1(
-            "INSERT INTO api_keys (id, digest, hint, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO api_keys (id, digest, hint, created_at, revoked_at, project_id) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
             vec![
                 Bind::Text(k.id.clone()),
                 Bind::Text(k.digest.clone()),
                 Bind::Text(k.hint.clone()),
                 Bind::I64(k.created_at),
                 Bind::OptI64(k.revoked_at),
+                Bind::Text(k.project_id.clone()),
             ],
         )
         .await?;
@@ -383,10 +461,14 @@ impl Store for SqliteStore {
     }
 
     async fn active_api_key(&self, digest: &str) -> Result<Option<ApiKeyRecord>> {
-        let row = sqlx::query("SELECT * FROM api_keys WHERE digest = $1 AND revoked_at IS NULL")
-            .bind(digest)
-            .fetch_optional(&self.pool)
-            .await?;
+        // An archived Project's keys open nothing, exactly as revoked ones.
+        let row = sqlx::query(
+            "SELECT * FROM api_keys WHERE digest = $1 AND revoked_at IS NULL \
+             AND project_id IN (SELECT id FROM projects WHERE archived_at IS NULL)",
+        )
+        .bind(digest)
+        .fetch_optional(&self.pool)
+        .await?;
         Ok(row.as_ref().map(api_key))
     }
 
@@ -409,57 +491,63 @@ impl Store for SqliteStore {
 
     async fn insert_agent(&self, a: &AgentRecord) -> Result<()> {
         self.write1(
-            "INSERT INTO agents (id, created_at, updated_at, config) VALUES ($1, $2, $3, $4)",
+            "INSERT INTO agents (id, created_at, updated_at, config, project_id) \
+             VALUES ($1, $2, $3, $4, $5)",
             vec![
                 Bind::Text(a.id.clone()),
                 Bind::I64(a.created_at),
                 Bind::I64(a.updated_at),
                 Bind::Text(a.config.clone()),
+                Bind::Text(a.project_id.clone()),
             ],
         )
         .await?;
         Ok(())
     }
 
-    async fn get_agent(&self, id: &str) -> Result<Option<AgentRecord>> {
-        let row =
-            sqlx::query("SELECT id, created_at, updated_at, config FROM agents WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?;
+    async fn get_agent(&self, project: &str, id: &str) -> Result<Option<AgentRecord>> {
+        let row = sqlx::query(
+            "SELECT id, project_id, created_at, updated_at, config FROM agents \
+             WHERE id = $1 AND project_id = $2",
+        )
+        .bind(id)
+        .bind(project)
+        .fetch_optional(&self.pool)
+        .await?;
         Ok(row.as_ref().map(agent))
     }
 
     async fn update_agent(&self, a: &AgentRecord) -> Result<bool> {
         let n = self
             .write1(
-                "UPDATE agents SET config = $1, updated_at = $2 WHERE id = $3",
+                "UPDATE agents SET config = $1, updated_at = $2 WHERE id = $3 AND project_id = $4",
                 vec![
                     Bind::Text(a.config.clone()),
                     Bind::I64(a.updated_at),
                     Bind::Text(a.id.clone()),
+                    Bind::Text(a.project_id.clone()),
                 ],
             )
             .await?;
         Ok(n == 1)
     }
 
-    async fn delete_agent(&self, id: &str) -> Result<bool> {
+    async fn delete_agent(&self, project: &str, id: &str) -> Result<bool> {
         Ok(self
             .write1(
-                "DELETE FROM agents WHERE id = $1",
-                vec![Bind::Text(id.to_owned())],
+                "DELETE FROM agents WHERE id = $1 AND project_id = $2",
+                vec![Bind::Text(id.to_owned()), Bind::Text(project.to_owned())],
             )
             .await?
             == 1)
     }
 
-    async fn list_agents(&self, q: &PageQuery) -> Result<Page<AgentRecord>> {
+    async fn list_agents(&self, project: &str, q: &PageQuery) -> Result<Page<AgentRecord>> {
         self.page(
             Listing {
                 table: "agents",
-                columns: "id, created_at, updated_at, config",
-                scope: vec![],
+                columns: "id, project_id, created_at, updated_at, config",
+                scope: of_project(project),
                 filter: vec![],
                 row: agent,
             },
@@ -481,11 +569,12 @@ impl Store for SqliteStore {
         }
         if let Some(s) = w.session {
             statements.push(Statement::new(
-                "INSERT INTO sessions (id, created_at, agent_id, metadata, active_turn_id, doc) \
-                 VALUES ($1, $2, $3, $4, $5, $6) \
+                "INSERT INTO sessions \
+                 (id, created_at, agent_id, metadata, active_turn_id, doc, project_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) \
                  ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
                  metadata = excluded.metadata, active_turn_id = excluded.active_turn_id, \
-                 doc = excluded.doc",
+                 doc = excluded.doc WHERE sessions.project_id = excluded.project_id",
                 vec![
                     Bind::Text(s.id),
                     Bind::I64(s.created_at),
@@ -493,6 +582,7 @@ impl Store for SqliteStore {
                     Bind::Text(s.metadata),
                     Bind::OptText(s.active_turn_id),
                     Bind::Text(s.doc),
+                    Bind::Text(s.project_id),
                 ],
             ));
         }
@@ -525,40 +615,48 @@ impl Store for SqliteStore {
         }));
         if let Some(k) = w.create_key {
             statements.push(Statement::new(
-                "INSERT INTO session_create_keys (key, session_id, fingerprint, created_at) \
-                 VALUES ($1, $2, $3, $4)",
+                "INSERT INTO session_create_keys \
+                 (key, session_id, fingerprint, created_at, project_id) VALUES ($1, $2, $3, $4, $5)",
                 vec![
                     Bind::Text(k.key),
                     Bind::Text(k.session_id),
                     Bind::Text(k.fingerprint),
                     Bind::I64(k.created_at),
+                    Bind::Text(k.project_id),
                 ],
             ));
         }
         if let Some(k) = w.idempotency {
             statements.push(Statement::new(
-                "INSERT INTO idempotency (session_id, key, fingerprint, created_at) \
-                 VALUES ($1, $2, $3, $4)",
+                "INSERT INTO idempotency (session_id, key, fingerprint, created_at, project_id) \
+                 VALUES ($1, $2, $3, $4, $5)",
                 vec![
                     Bind::Text(k.session_id),
                     Bind::Text(k.key),
                     Bind::Text(k.fingerprint),
                     Bind::I64(k.created_at),
+                    Bind::Text(k.project_id),
                 ],
             ));
         }
         self.write_all(statements).await
     }
 
-    async fn get_session(&self, id: &str) -> Result<Option<SessionRecord>> {
-        let row = sqlx::query("SELECT * FROM sessions WHERE id = $1")
+    async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {
+        let row = sqlx::query("SELECT * FROM sessions WHERE id = $1 AND project_id = $2")
             .bind(id)
+            .bind(project)
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.as_ref().map(session))
     }
 
-    async fn list_sessions(&self, q: &PageQuery, f: &SessionFilter) -> Result<Page<SessionRecord>> {
+    async fn list_sessions(
+        &self,
+        project: &str,
+        q: &PageQuery,
+        f: &SessionFilter,
+    ) -> Result<Page<SessionRecord>> {
         let mut filter = Vec::with_capacity(1 + f.metadata.len());
         if let Some(agent_id) = &f.agent_id {
             filter.push(Cond::new("agent_id = ?", [Bind::Text(agent_id.clone())]));
@@ -579,7 +677,7 @@ impl Store for SqliteStore {
             Listing {
                 table: "sessions",
                 columns: "*",
-                scope: vec![],
+                scope: of_project(project),
                 filter,
                 row: session,
             },
@@ -590,10 +688,12 @@ impl Store for SqliteStore {
 
     async fn delete_session(
         &self,
+        project: &str,
         d: &DeletionRecord,
         own_environment: Option<&str>,
     ) -> Result<bool> {
         let id = || Bind::Text(d.session_id.clone());
+        let project = || Bind::Text(project.to_owned());
         // The deletion record and the Environment go only if the Session is there; then the
         // Session, with its Turns, Items, calls and idempotency records (ON DELETE CASCADE). A
         // create key outlives its Session (a retry after the delete is a conflict) but no
@@ -601,26 +701,37 @@ impl Store for SqliteStore {
         let statements = vec![
             Statement::new(
                 "INSERT OR REPLACE INTO session_deletions \
-                 (session_id, environment_id, workspace_id, workspace_runtime, created_at) \
-                 SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1)",
+                 (session_id, environment_id, workspace_id, workspace_runtime, created_at, \
+                 project_id) \
+                 SELECT $1, $2, $3, $4, $5, $6 \
+                 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND project_id = $6)",
                 vec![
                     id(),
                     Bind::OptText(d.environment_id.clone()),
                     Bind::OptText(d.workspace_id.clone()),
                     Bind::OptText(d.workspace_runtime.clone()),
                     Bind::I64(d.created_at),
+                    project(),
                 ],
             ),
             Statement::new(
-                "DELETE FROM environments WHERE id = $1 \
-                 AND EXISTS (SELECT 1 FROM sessions WHERE id = $2)",
-                vec![Bind::OptText(own_environment.map(str::to_owned)), id()],
+                "DELETE FROM environments WHERE id = $1 AND project_id = $3 \
+                 AND EXISTS (SELECT 1 FROM sessions WHERE id = $2 AND project_id = $3)",
+                vec![
+                    Bind::OptText(own_environment.map(str::to_owned)),
+                    id(),
+                    project(),
+                ],
             ),
             Statement::new(
-                "UPDATE session_create_keys SET session_id = '' WHERE session_id = $1",
-                vec![id()],
+                "UPDATE session_create_keys SET session_id = '' \
+                 WHERE session_id = $1 AND project_id = $2",
+                vec![id(), project()],
             ),
-            Statement::new("DELETE FROM sessions WHERE id = $1", vec![id()]),
+            Statement::new(
+                "DELETE FROM sessions WHERE id = $1 AND project_id = $2",
+                vec![id(), project()],
+            ),
         ];
         let counts = self.writer.write(statements).await?;
         let deleted = counts.last().is_some_and(|n| *n == 1);
@@ -638,6 +749,7 @@ impl Store for SqliteStore {
             .iter()
             .map(|r| DeletionRecord {
                 session_id: r.get("session_id"),
+                project_id: r.get("project_id"),
                 environment_id: r.get("environment_id"),
                 workspace_id: r.get("workspace_id"),
                 workspace_runtime: r.get("workspace_runtime"),
@@ -667,20 +779,31 @@ impl Store for SqliteStore {
         Ok(rows.iter().map(session).collect())
     }
 
-    async fn get_turn(&self, session_id: &str, turn_id: &str) -> Result<Option<TurnRecord>> {
-        let sql = "SELECT * FROM turns WHERE session_id = $1 AND id = $2";
-        let row = in_session(sql, session_id, turn_id)
+    async fn get_turn(
+        &self,
+        project: &str,
+        session_id: &str,
+        turn_id: &str,
+    ) -> Result<Option<TurnRecord>> {
+        let sql = "SELECT * FROM turns WHERE id = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        let row = in_session(sql, project, session_id, turn_id)
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.as_ref().map(turn))
     }
 
-    async fn list_turns(&self, session_id: &str, q: &PageQuery) -> Result<Page<TurnRecord>> {
+    async fn list_turns(
+        &self,
+        project: &str,
+        session_id: &str,
+        q: &PageQuery,
+    ) -> Result<Page<TurnRecord>> {
         self.page(
             Listing {
                 table: "turns",
                 columns: "*",
-                scope: of_session(session_id),
+                scope: of_session(project, session_id),
                 filter: vec![],
                 row: turn,
             },
@@ -691,6 +814,7 @@ impl Store for SqliteStore {
 
     async fn list_items(
         &self,
+        project: &str,
         session_id: &str,
         turn_id: Option<&str>,
         q: &PageQuery,
@@ -705,7 +829,7 @@ impl Store for SqliteStore {
             Listing {
                 table: "items",
                 columns: "*",
-                scope: of_session(session_id),
+                scope: of_session(project, session_id),
                 filter,
                 row: item,
             },
@@ -714,17 +838,30 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn turn_items(&self, session_id: &str, turn_id: &str) -> Result<Vec<ItemRecord>> {
-        let sql = "SELECT * FROM items WHERE session_id = $1 AND turn_id = $2 ORDER BY seq";
-        let rows = in_session(sql, session_id, turn_id)
+    async fn turn_items(
+        &self,
+        project: &str,
+        session_id: &str,
+        turn_id: &str,
+    ) -> Result<Vec<ItemRecord>> {
+        let sql = "SELECT * FROM items WHERE turn_id = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3) \
+                   ORDER BY seq";
+        let rows = in_session(sql, project, session_id, turn_id)
             .fetch_all(&self.pool)
             .await?;
         Ok(rows.iter().map(item).collect())
     }
 
-    async fn get_call(&self, session_id: &str, call_id: &str) -> Result<Option<CallRecord>> {
-        let sql = "SELECT * FROM calls WHERE session_id = $1 AND call_id = $2";
-        let row = in_session(sql, session_id, call_id)
+    async fn get_call(
+        &self,
+        project: &str,
+        session_id: &str,
+        call_id: &str,
+    ) -> Result<Option<CallRecord>> {
+        let sql = "SELECT * FROM calls WHERE call_id = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        let row = in_session(sql, project, session_id, call_id)
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.as_ref().map(call))
@@ -732,21 +869,25 @@ impl Store for SqliteStore {
 
     async fn get_idempotency(
         &self,
+        project: &str,
         session_id: &str,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>> {
-        let sql = "SELECT * FROM idempotency WHERE session_id = $1 AND key = $2";
-        let row = in_session(sql, session_id, key)
+        let sql = "SELECT * FROM idempotency WHERE key = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        let row = in_session(sql, project, session_id, key)
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.as_ref().map(idempotency))
     }
 
-    async fn get_create_key(&self, key: &str) -> Result<Option<IdempotencyRecord>> {
-        let row = sqlx::query("SELECT * FROM session_create_keys WHERE key = $1")
-            .bind(key)
-            .fetch_optional(&self.pool)
-            .await?;
+    async fn get_create_key(&self, project: &str, key: &str) -> Result<Option<IdempotencyRecord>> {
+        let row =
+            sqlx::query("SELECT * FROM session_create_keys WHERE key = $1 AND project_id = $2")
+                .bind(key)
+                .bind(project)
+                .fetch_optional(&self.pool)
+                .await?;
         Ok(row.as_ref().map(idempotency))
     }
 
@@ -754,12 +895,18 @@ impl Store for SqliteStore {
         self.write_all(vec![put_environment(e)]).await
     }
 
-    async fn get_environment(&self, id: &str) -> Result<Option<EnvironmentRecord>> {
-        self.environment_where("id", id).await
+    async fn get_environment(&self, project: &str, id: &str) -> Result<Option<EnvironmentRecord>> {
+        let row = sqlx::query("SELECT * FROM environments WHERE id = $1 AND project_id = $2")
+            .bind(id)
+            .bind(project)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(environment))
     }
 
     async fn list_environments(
         &self,
+        project: &str,
         q: &PageQuery,
         f: &EnvironmentFilter,
     ) -> Result<Page<EnvironmentRecord>> {
@@ -772,7 +919,7 @@ impl Store for SqliteStore {
             Listing {
                 table: "environments",
                 columns: "*",
-                scope: vec![],
+                scope: of_project(project),
                 filter,
                 row: environment,
             },
@@ -781,11 +928,11 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn delete_environment(&self, id: &str) -> Result<bool> {
+    async fn delete_environment(&self, project: &str, id: &str) -> Result<bool> {
         Ok(self
             .write1(
-                "DELETE FROM environments WHERE id = $1",
-                vec![Bind::Text(id.to_owned())],
+                "DELETE FROM environments WHERE id = $1 AND project_id = $2",
+                vec![Bind::Text(id.to_owned()), Bind::Text(project.to_owned())],
             )
             .await?
             == 1)
@@ -823,13 +970,19 @@ impl Store for SqliteStore {
         Ok((updated == 1).then_some(environment.id))
     }
 
-    async fn set_enrollment_digest(&self, id: &str, enrollment_digest: &str) -> Result<bool> {
+    async fn set_enrollment_digest(
+        &self,
+        project: &str,
+        id: &str,
+        enrollment_digest: &str,
+    ) -> Result<bool> {
         let updated = self
             .write_counted(
-                "UPDATE environments SET enrollment_digest = $1 WHERE id = $2",
+                "UPDATE environments SET enrollment_digest = $1 WHERE id = $2 AND project_id = $3",
                 vec![
                     Bind::Text(enrollment_digest.to_owned()),
                     Bind::Text(id.to_owned()),
+                    Bind::Text(project.to_owned()),
                 ],
             )
             .await?;

@@ -34,21 +34,32 @@ pub struct ChildItemRecord {
     pub doc: String,
 }
 
-/// Reads of a Session's Subagents. Every read is scoped to the Session (and the Subagent): an
-/// ID of another Session or Subagent is absent.
+/// Reads of a Session's Subagents. Every read is scoped to the Project, the Session (and the
+/// Subagent): an ID of another Project, Session or Subagent is absent.
 #[async_trait]
 pub trait SubagentStore: Send + Sync {
-    async fn get_subagent(&self, session_id: &str, id: &str) -> Result<Option<SubagentRecord>>;
-    async fn list_subagents(&self, session_id: &str, q: &PageQuery)
-    -> Result<Page<SubagentRecord>>;
+    async fn get_subagent(
+        &self,
+        project: &str,
+        session_id: &str,
+        id: &str,
+    ) -> Result<Option<SubagentRecord>>;
+    async fn list_subagents(
+        &self,
+        project: &str,
+        session_id: &str,
+        q: &PageQuery,
+    ) -> Result<Page<SubagentRecord>>;
     async fn get_child_turn(
         &self,
+        project: &str,
         session_id: &str,
         subagent_id: &str,
         turn_id: &str,
     ) -> Result<Option<ChildTurnRecord>>;
     async fn list_child_turns(
         &self,
+        project: &str,
         session_id: &str,
         subagent_id: &str,
         q: &PageQuery,
@@ -56,6 +67,7 @@ pub trait SubagentStore: Send + Sync {
     /// Items of a Subagent, or of one of its Turns.
     async fn list_child_items(
         &self,
+        project: &str,
         session_id: &str,
         subagent_id: &str,
         turn_id: Option<&str>,

@@ -11,6 +11,7 @@ use crate::{Page, PageQuery, Result};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VaultRecord {
     pub id: String,
+    pub project_id: String,
     pub created_at: i64,
     /// `active` or `archived`.
     pub status: String,
@@ -22,6 +23,7 @@ pub struct VaultRecord {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CredentialRecord {
     pub id: String,
+    pub project_id: String,
     pub vault_id: String,
     pub created_at: i64,
     pub status: String,
@@ -41,22 +43,37 @@ pub struct VaultFilter {
 pub trait VaultStore: Send + Sync + 'static {
     /// Inserts or replaces a Vault (the row keeps its position and `created_at`).
     async fn put_vault(&self, vault: &VaultRecord) -> Result<()>;
-    async fn get_vault(&self, id: &str) -> Result<Option<VaultRecord>>;
-    async fn list_vaults(&self, q: &PageQuery, filter: &VaultFilter) -> Result<Page<VaultRecord>>;
-    /// Deletes a Vault with its credentials; false when absent.
-    async fn delete_vault(&self, id: &str) -> Result<bool>;
+    async fn get_vault(&self, project: &str, id: &str) -> Result<Option<VaultRecord>>;
+    async fn list_vaults(
+        &self,
+        project: &str,
+        q: &PageQuery,
+        filter: &VaultFilter,
+    ) -> Result<Page<VaultRecord>>;
+    /// Deletes a Vault with its credentials; false when absent from `project`.
+    async fn delete_vault(&self, project: &str, id: &str) -> Result<bool>;
 
     /// Inserts or replaces a credential. Its Vault must exist (else a database error).
     async fn put_credential(&self, credential: &CredentialRecord) -> Result<()>;
     /// The credential `id` of Vault `vault_id`.
-    async fn get_credential(&self, vault_id: &str, id: &str) -> Result<Option<CredentialRecord>>;
+    async fn get_credential(
+        &self,
+        project: &str,
+        vault_id: &str,
+        id: &str,
+    ) -> Result<Option<CredentialRecord>>;
     async fn list_credentials(
         &self,
+        project: &str,
         vault_id: &str,
         q: &PageQuery,
         filter: &VaultFilter,
     ) -> Result<Page<CredentialRecord>>;
     /// Every active credential of these Vaults, in creation order (credential selection).
-    async fn credentials_of(&self, vault_ids: &[String]) -> Result<Vec<CredentialRecord>>;
-    async fn delete_credential(&self, vault_id: &str, id: &str) -> Result<bool>;
+    async fn credentials_of(
+        &self,
+        project: &str,
+        vault_ids: &[String],
+    ) -> Result<Vec<CredentialRecord>>;
+    async fn delete_credential(&self, project: &str, vault_id: &str, id: &str) -> Result<bool>;
 }

@@ -4,16 +4,18 @@
 // Test code may panic (clippy.toml's test allowance misses integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
 mod support;
 
 use std::sync::Arc;
 
-use support::{deletion, page, session_with, store};
-use switchboard_store::{IdempotencyRecord, Order, SessionFilter, SessionWrite, Store, StoreError};
+use support::{P, deletion, page, session_with};
+use switchboard_store::{IdempotencyRecord, Order, SessionFilter, SessionWrite, StoreError};
 
 fn create(session_id: &str, key: &str) -> SessionWrite {
     SessionWrite {
         create_key: Some(IdempotencyRecord {
+            project_id: P.into(),
             session_id: session_id.into(),
             key: key.into(),
             fingerprint: format!("digest of {session_id}"),
@@ -23,57 +25,59 @@ fn create(session_id: &str, key: &str) -> SessionWrite {
     }
 }
 
-#[tokio::test]
-async fn concurrent_creates_with_one_key_land_exactly_one_session() {
-    let (_d, s) = store().await;
-    let s = Arc::new(s);
-    let writes: Vec<_> = (0..10)
-        .map(|i| {
-            let s = s.clone();
-            tokio::spawn(async move { s.write_session(create(&format!("sess_{i}"), "k")).await })
-        })
-        .collect();
-    let mut winners = Vec::new();
-    for (i, w) in writes.into_iter().enumerate() {
-        match w.await.unwrap() {
-            Ok(()) => winners.push(format!("sess_{i}")),
-            Err(StoreError::Conflict(_)) => {}
-            Err(e) => panic!("unexpected {e:?}"),
+both_engines! {
+    async fn concurrent_creates_with_one_key_land_exactly_one_session(s) {
+        let s = Arc::new(s);
+        let writes: Vec<_> = (0..10)
+            .map(|i| {
+                let s = s.clone();
+                tokio::spawn(async move { s.write_session(create(&format!("sess_{i}"), "k")).await })
+            })
+            .collect();
+        let mut winners = Vec::new();
+        for (i, w) in writes.into_iter().enumerate() {
+            match w.await.unwrap() {
+                Ok(()) => winners.push(format!("sess_{i}")),
+                Err(StoreError::Conflict(_)) => {}
+                Err(e) => panic!("unexpected {e:?}"),
+            }
         }
-    }
-    assert_eq!(winners.len(), 1, "{winners:?}");
-    let listed = s
-        .list_sessions(&page(None, 100, Order::Asc), &SessionFilter::default())
-        .await
-        .unwrap();
-    let ids: Vec<_> = listed.data.iter().map(|r| r.id.clone()).collect();
-    assert_eq!(ids, winners);
-    // A loser's Turn did not land either.
-    for i in 0..10 {
-        let id = format!("sess_{i}");
-        let turns = s
-            .list_turns(&id, &page(None, 10, Order::Asc))
+        assert_eq!(winners.len(), 1, "{winners:?}");
+        let listed = s
+            .list_sessions(P, &page(None, 100, Order::Asc), &SessionFilter::default())
             .await
             .unwrap();
-        assert_eq!(turns.data.len(), usize::from(id == winners[0]), "{id}");
+        let ids: Vec<_> = listed.data.iter().map(|r| r.id.clone()).collect();
+        assert_eq!(ids, winners);
+        // A loser's Turn did not land either.
+        for i in 0..10 {
+            let id = format!("sess_{i}");
+            let turns = s
+                .list_turns(P, &id, &page(None, 10, Order::Asc))
+                .await
+                .unwrap();
+            assert_eq!(turns.data.len(), usize::from(id == winners[0]), "{id}");
+        }
+        let key = s.get_create_key(P, "k").await.unwrap().unwrap();
+        assert_eq!(key.session_id, winners[0]);
+        assert_eq!(key.fingerprint, format!("digest of {}", winners[0]));
     }
-    let key = s.get_create_key("k").await.unwrap().unwrap();
-    assert_eq!(key.session_id, winners[0]);
-    assert_eq!(key.fingerprint, format!("digest of {}", winners[0]));
-}
 
-#[tokio::test]
-async fn the_key_outlives_its_session() {
-    let (_d, s) = store().await;
-    s.write_session(create("sess_1", "k")).await.unwrap();
-    assert!(s.delete_session(&deletion("sess_1"), None).await.unwrap());
-    assert_eq!(s.get_session("sess_1").await.unwrap(), None);
-    // It no longer names the Session: a retry finds no Session to answer with.
-    let key = s.get_create_key("k").await.unwrap().unwrap();
-    assert_eq!(key.session_id, "");
-    assert_eq!(s.get_create_key("other").await.unwrap(), None);
-    // Still used: another Session cannot take it.
-    let err = s.write_session(create("sess_2", "k")).await.unwrap_err();
-    assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
-    assert_eq!(s.get_session("sess_2").await.unwrap(), None);
+    async fn the_key_outlives_its_session(s) {
+        s.write_session(create("sess_1", "k")).await.unwrap();
+        assert!(
+            s.delete_session(P, &deletion("sess_1"), None)
+                .await
+                .unwrap()
+        );
+        assert_eq!(s.get_session(P, "sess_1").await.unwrap(), None);
+        // It no longer names the Session: a retry finds no Session to answer with.
+        let key = s.get_create_key(P, "k").await.unwrap().unwrap();
+        assert_eq!(key.session_id, "");
+        assert_eq!(s.get_create_key(P, "other").await.unwrap(), None);
+        // Still used: another Session cannot take it.
+        let err = s.write_session(create("sess_2", "k")).await.unwrap_err();
+        assert!(matches!(err, StoreError::Conflict(_)), "{err:?}");
+        assert_eq!(s.get_session(P, "sess_2").await.unwrap(), None);
+    }
 }

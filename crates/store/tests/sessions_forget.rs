@@ -5,11 +5,12 @@
 // Test code may panic (clippy.toml's test allowance misses integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
 mod support;
 
 use std::path::Path;
 
-use support::{deletion, item, session_with, store};
+use support::{P, deletion, item, session_with, store};
 use switchboard_store::{CallRecord, EnvironmentRecord, IdempotencyRecord, SessionWrite, Store};
 
 const MARKER: &str = "zebra-quartz-4417-marker";
@@ -45,12 +46,14 @@ fn with_marker(id: &str) -> SessionWrite {
         doc: format!(r#"{{"result":"{MARKER}"}}"#),
     }];
     w.idempotency = Some(IdempotencyRecord {
+        project_id: P.into(),
         session_id: id.into(),
         key: "key_1".into(),
         fingerprint: "f".into(),
         created_at: 1,
     });
     w.create_key = Some(IdempotencyRecord {
+        project_id: P.into(),
         session_id: id.into(),
         key: "create_1".into(),
         fingerprint: "g".into(),
@@ -65,6 +68,7 @@ async fn a_deleted_session_leaves_no_content_in_the_db_wal_or_shm() {
     let id = "sess_forgetme01";
     s.write_session(with_marker(id)).await.unwrap();
     s.put_environment(&EnvironmentRecord {
+        project_id: P.into(),
         id: "env_own01".into(),
         created_at: 1,
         kind: "openai_hosted".into(),
@@ -81,9 +85,9 @@ async fn a_deleted_session_leaves_no_content_in_the_db_wal_or_shm() {
 
     let mut d = deletion(id);
     d.workspace_id = Some("env_own01".into());
-    assert!(s.delete_session(&d, Some("env_own01")).await.unwrap());
+    assert!(s.delete_session(P, &d, Some("env_own01")).await.unwrap());
     assert_eq!(hits(dir.path(), MARKER), 0);
-    assert_eq!(s.get_environment("env_own01").await.unwrap(), None);
+    assert_eq!(s.get_environment(P, "env_own01").await.unwrap(), None);
     // Until the Runtime confirms, the deletion record (IDs only) names it.
     assert_eq!(s.pending_deletions().await.unwrap(), vec![d]);
 
@@ -91,12 +95,63 @@ async fn a_deleted_session_leaves_no_content_in_the_db_wal_or_shm() {
     assert!(s.pending_deletions().await.unwrap().is_empty());
     assert_eq!(hits(dir.path(), MARKER), 0);
     assert_eq!(hits(dir.path(), id), 0, "the Session ID is gone too");
-    assert!(s.get_session("sess_other").await.unwrap().is_some());
+    assert!(s.get_session(P, "sess_other").await.unwrap().is_some());
 }
 
-#[tokio::test]
-async fn deleting_an_absent_session_records_nothing() {
-    let (_dir, s) = store().await;
-    assert!(!s.delete_session(&deletion("never"), None).await.unwrap());
-    assert!(s.pending_deletions().await.unwrap().is_empty());
+/// PostgreSQL keeps a deleted row in its page until VACUUM; the delete vacuums, so after a
+/// checkpoint the table files hold none of the Session's content. (The WAL still does until its
+/// segments are overwritten: see `PgStore`.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_session_leaves_no_content_in_the_postgres_table_files() {
+    let test = "sessions_forget::postgres";
+    let Some(db) = switchboard_store::test_support::database_or_skip(test).await else {
+        return;
+    };
+    let s = switchboard_store::PgStore::open(&db.url).await.unwrap();
+    let checkpoint = || async {
+        let mut c = <sqlx::PgConnection as sqlx::Connection>::connect(&db.url)
+            .await
+            .unwrap();
+        sqlx::Executor::execute(&mut c, "CHECKPOINT").await.unwrap();
+    };
+    let id = "sess_forgetme02";
+    s.write_session(with_marker(id)).await.unwrap();
+    s.write_session(session_with("sess_other", "t2", &["i2"]))
+        .await
+        .unwrap();
+    checkpoint().await;
+    let tables = db.data_dir.join("base");
+    assert!(hits_under(&tables, MARKER) > 0, "the marker was written");
+
+    assert!(s.delete_session(P, &deletion(id), None).await.unwrap());
+    s.finish_deletion(id).await.unwrap();
+    checkpoint().await;
+    assert_eq!(hits_under(&tables, MARKER), 0);
+    assert!(s.get_session(P, "sess_other").await.unwrap().is_some());
+}
+
+/// [`hits`] over every file below `dir`.
+fn hits_under(dir: &Path, needle: &str) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            if p.is_dir() {
+                hits_under(&p, needle)
+            } else {
+                let bytes = std::fs::read(&p).unwrap_or_default();
+                bytes
+                    .windows(needle.len())
+                    .filter(|w| *w == needle.as_bytes())
+                    .count()
+            }
+        })
+        .sum()
+}
+
+both_engines! {
+    async fn deleting_an_absent_session_records_nothing(s) {
+        assert!(!s.delete_session(P, &deletion("never"), None).await.unwrap());
+        assert!(s.pending_deletions().await.unwrap().is_empty());
+    }
 }

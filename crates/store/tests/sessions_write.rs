@@ -3,137 +3,144 @@
 // Test code may panic (clippy.toml's test allowance misses integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
 mod support;
 
-use support::{item, page, session, session_with, store, turn};
-use switchboard_store::{CallRecord, IdempotencyRecord, Order, SessionRecord, SessionWrite, Store};
+use support::{P, item, page, session, session_with, turn};
+use switchboard_store::{CallRecord, IdempotencyRecord, Order, SessionRecord, SessionWrite};
 
-#[tokio::test]
-async fn records_round_trip_byte_for_byte() {
-    let (_d, s) = store().await;
-    let rec = SessionRecord {
-        agent_id: Some("agent_1".into()),
-        metadata: r#"{"b":"2","a":"1"}"#.into(),
-        active_turn_id: Some("turn_1".into()),
-        ..session("sess_1")
-    };
-    let call = CallRecord {
-        session_id: "sess_1".into(),
-        call_id: "call_1".into(),
-        turn_id: "turn_1".into(),
-        doc: r#"{"name":"f","arguments":"{\"x\":1.0}"}"#.into(),
-    };
-    let key = IdempotencyRecord {
-        session_id: "sess_1".into(),
-        key: "key_1".into(),
-        fingerprint: "abc".into(),
-        created_at: 7,
-    };
-    s.write_session(SessionWrite {
-        calls: vec![call.clone()],
-        idempotency: Some(key.clone()),
-        session: Some(rec.clone()),
-        ..session_with("sess_1", "turn_1", &["item_1"])
-    })
-    .await
-    .unwrap();
-
-    assert_eq!(s.get_session("sess_1").await.unwrap(), Some(rec));
-    assert_eq!(
-        s.get_turn("sess_1", "turn_1").await.unwrap(),
-        Some(turn("sess_1", "turn_1"))
-    );
-    assert_eq!(s.get_turn("sess_2", "turn_1").await.unwrap(), None);
-    assert_eq!(
-        s.turn_items("sess_1", "turn_1").await.unwrap(),
-        vec![item("sess_1", "turn_1", "item_1")]
-    );
-    assert_eq!(s.get_call("sess_1", "call_1").await.unwrap(), Some(call));
-    assert_eq!(
-        s.get_idempotency("sess_1", "key_1").await.unwrap(),
-        Some(key)
-    );
-    assert_eq!(s.get_idempotency("sess_1", "key_2").await.unwrap(), None);
-    assert_eq!(s.get_session("sess_2").await.unwrap(), None);
-
-    // An empty write is a no-op.
-    s.write_session(SessionWrite::default()).await.unwrap();
-}
-
-#[tokio::test]
-async fn upserts_replace_documents_and_keep_positions() {
-    let (_d, s) = store().await;
-    s.write_session(session_with("sess_1", "turn_1", &["a", "b", "c"]))
-        .await
-        .unwrap();
-
-    // Rewrite the Session (created_at is kept), the first Item and a call; add an Item.
-    let mut a = item("sess_1", "turn_1", "a");
-    a.doc = r#"{"item":"a","status":"completed"}"#.into();
-    let call = |doc: &str| CallRecord {
-        session_id: "sess_1".into(),
-        call_id: "call_1".into(),
-        turn_id: "turn_1".into(),
-        doc: doc.into(),
-    };
-    s.write_session(SessionWrite {
-        calls: vec![call("{}")],
-        ..Default::default()
-    })
-    .await
-    .unwrap();
-    let rewritten = SessionRecord {
-        created_at: 99,
-        agent_id: Some("agent_2".into()),
-        metadata: r#"{"k":"v"}"#.into(),
-        active_turn_id: Some("turn_1".into()),
-        doc: r#"{"status":"running"}"#.into(),
-        ..session("sess_1")
-    };
-    s.write_session(SessionWrite {
-        session: Some(rewritten.clone()),
-        items: vec![item("sess_1", "turn_1", "d"), a.clone()],
-        calls: vec![call(r#"{"result":"ok"}"#)],
-        ..Default::default()
-    })
-    .await
-    .unwrap();
-
-    assert_eq!(
-        s.get_session("sess_1").await.unwrap(),
-        Some(SessionRecord {
-            created_at: 1,
-            ..rewritten
+both_engines! {
+    async fn records_round_trip_byte_for_byte(s) {
+        let rec = SessionRecord {
+            project_id: P.into(),
+            agent_id: Some("agent_1".into()),
+            metadata: r#"{"b":"2","a":"1"}"#.into(),
+            active_turn_id: Some("turn_1".into()),
+            ..session("sess_1")
+        };
+        let call = CallRecord {
+            session_id: "sess_1".into(),
+            call_id: "call_1".into(),
+            turn_id: "turn_1".into(),
+            doc: r#"{"name":"f","arguments":"{\"x\":1.0}"}"#.into(),
+        };
+        let key = IdempotencyRecord {
+            project_id: P.into(),
+            session_id: "sess_1".into(),
+            key: "key_1".into(),
+            fingerprint: "abc".into(),
+            created_at: 7,
+        };
+        s.write_session(SessionWrite {
+            calls: vec![call.clone()],
+            idempotency: Some(key.clone()),
+            session: Some(rec.clone()),
+            ..session_with("sess_1", "turn_1", &["item_1"])
         })
-    );
-    let items = s.turn_items("sess_1", "turn_1").await.unwrap();
-    assert_eq!(
-        items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
-        ["a", "b", "c", "d"]
-    );
-    assert_eq!(items[0], a);
-    let listed = s
-        .list_items("sess_1", None, &page(None, 10, Order::Asc))
         .await
         .unwrap();
-    assert_eq!(listed.data, items);
-    assert_eq!(
-        s.get_call("sess_1", "call_1").await.unwrap().unwrap().doc,
-        r#"{"result":"ok"}"#
-    );
 
-    // A Turn upsert keeps the Turn's place too.
-    let mut t1 = turn("sess_1", "turn_1");
-    t1.doc = r#"{"turn":"turn_1","status":"completed"}"#.into();
-    s.write_session(SessionWrite {
-        turns: vec![turn("sess_1", "turn_2"), t1.clone()],
-        ..Default::default()
-    })
-    .await
-    .unwrap();
-    let turns = s
-        .list_turns("sess_1", &page(None, 10, Order::Asc))
+        assert_eq!(s.get_session(P, "sess_1").await.unwrap(), Some(rec));
+        assert_eq!(
+            s.get_turn(P, "sess_1", "turn_1").await.unwrap(),
+            Some(turn("sess_1", "turn_1"))
+        );
+        assert_eq!(s.get_turn(P, "sess_2", "turn_1").await.unwrap(), None);
+        assert_eq!(
+            s.turn_items(P, "sess_1", "turn_1").await.unwrap(),
+            vec![item("sess_1", "turn_1", "item_1")]
+        );
+        assert_eq!(s.get_call(P, "sess_1", "call_1").await.unwrap(), Some(call));
+        assert_eq!(
+            s.get_idempotency(P, "sess_1", "key_1").await.unwrap(),
+            Some(key)
+        );
+        assert_eq!(s.get_idempotency(P, "sess_1", "key_2").await.unwrap(), None);
+        assert_eq!(s.get_session(P, "sess_2").await.unwrap(), None);
+
+        // An empty write is a no-op.
+        s.write_session(SessionWrite::default()).await.unwrap();
+    }
+
+    async fn upserts_replace_documents_and_keep_positions(s) {
+        s.write_session(session_with("sess_1", "turn_1", &["a", "b", "c"]))
+            .await
+            .unwrap();
+
+        // Rewrite the Session (created_at is kept), the first Item and a call; add an Item.
+        let mut a = item("sess_1", "turn_1", "a");
+        a.doc = r#"{"item":"a","status":"completed"}"#.into();
+        let call = |doc: &str| CallRecord {
+            session_id: "sess_1".into(),
+            call_id: "call_1".into(),
+            turn_id: "turn_1".into(),
+            doc: doc.into(),
+        };
+        s.write_session(SessionWrite {
+            calls: vec![call("{}")],
+            ..Default::default()
+        })
         .await
         .unwrap();
-    assert_eq!(turns.data, vec![t1, turn("sess_1", "turn_2")]);
+        let rewritten = SessionRecord {
+            project_id: P.into(),
+            created_at: 99,
+            agent_id: Some("agent_2".into()),
+            metadata: r#"{"k":"v"}"#.into(),
+            active_turn_id: Some("turn_1".into()),
+            doc: r#"{"status":"running"}"#.into(),
+            ..session("sess_1")
+        };
+        s.write_session(SessionWrite {
+            session: Some(rewritten.clone()),
+            items: vec![item("sess_1", "turn_1", "d"), a.clone()],
+            calls: vec![call(r#"{"result":"ok"}"#)],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+
+        assert_eq!(
+            s.get_session(P, "sess_1").await.unwrap(),
+            Some(SessionRecord {
+                project_id: P.into(),
+                created_at: 1,
+                ..rewritten
+            })
+        );
+        let items = s.turn_items(P, "sess_1", "turn_1").await.unwrap();
+        assert_eq!(
+            items.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+            ["a", "b", "c", "d"]
+        );
+        assert_eq!(items[0], a);
+        let listed = s
+            .list_items(P, "sess_1", None, &page(None, 10, Order::Asc))
+            .await
+            .unwrap();
+        assert_eq!(listed.data, items);
+        assert_eq!(
+            s.get_call(P, "sess_1", "call_1")
+                .await
+                .unwrap()
+                .unwrap()
+                .doc,
+            r#"{"result":"ok"}"#
+        );
+
+        // A Turn upsert keeps the Turn's place too.
+        let mut t1 = turn("sess_1", "turn_1");
+        t1.doc = r#"{"turn":"turn_1","status":"completed"}"#.into();
+        s.write_session(SessionWrite {
+            turns: vec![turn("sess_1", "turn_2"), t1.clone()],
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        let turns = s
+            .list_turns(P, "sess_1", &page(None, 10, Order::Asc))
+            .await
+            .unwrap();
+        assert_eq!(turns.data, vec![t1, turn("sess_1", "turn_2")]);
+    }
 }

@@ -48,9 +48,30 @@ pub async fn run(mut args: EnvironmentsArgs) -> anyhow::Result<()> {
             environment_id,
             core_url,
         } => {
-            let token = enrollment::mint_for(&store, &environment_id).await?;
+            let token = mint_in_any_project(&store, &environment_id).await?;
             println!("{}", enrollment::command(&core_url, &token.secret));
         }
     }
     Ok(())
+}
+
+/// The Core host's administrator names an Environment by ID alone: it is minted in whichever
+/// Project holds it (IDs are unique across Projects).
+async fn mint_in_any_project(
+    store: &switchboard_store::SqliteStore,
+    environment_id: &str,
+) -> anyhow::Result<enrollment::Minted> {
+    use switchboard_store::Store;
+    let mut last = None;
+    for project in store.list_projects().await? {
+        match enrollment::mint_for(store, &project.id, environment_id).await {
+            Err(enrollment::MintError::Unknown(_)) => {
+                last = Some(enrollment::MintError::Unknown(environment_id.to_owned()))
+            }
+            other => return Ok(other?),
+        }
+    }
+    Err(last
+        .unwrap_or_else(|| enrollment::MintError::Unknown(environment_id.to_owned()))
+        .into())
 }

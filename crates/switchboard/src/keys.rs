@@ -24,9 +24,13 @@ pub struct KeysArgs {
 
 #[derive(Subcommand)]
 pub enum KeysAction {
-    /// Create a key and print its secret (shown only now).
-    Create,
-    /// List keys: ID, hint, created, revoked.
+    /// Create a key of a Project and print its ID and secret (the secret is shown only now).
+    Create {
+        /// The Project the key opens (`proj_…`); the first Project when omitted.
+        #[arg(long)]
+        project: Option<String>,
+    },
+    /// List keys: ID, Project, hint, created, revoked.
     List,
     /// Revoke a key by ID.
     Revoke { id: String },
@@ -36,9 +40,13 @@ pub async fn run(mut args: KeysArgs) -> anyhow::Result<()> {
     args.data_dir = crate::paths::absolute(&args.data_dir)?;
     let store = open_store(&args.data_dir).await?;
     match args.action {
-        KeysAction::Create => {
+        KeysAction::Create { project } => {
+            let project = match project {
+                Some(id) => usable_project(&store, &id).await?,
+                None => auth::first_project(&store, unix_now()).await?,
+            };
             let secret = auth::generate_secret();
-            let rec = auth::record_for(&secret, unix_now());
+            let rec = auth::record_for(&secret, &project, unix_now());
             store.insert_api_key(&rec).await?;
             auth::touch_epoch(&args.data_dir)?;
             println!("{}\t{}", rec.id, secret);
@@ -48,7 +56,10 @@ pub async fn run(mut args: KeysArgs) -> anyhow::Result<()> {
                 let state = k
                     .revoked_at
                     .map_or("active".to_string(), |t| format!("revoked {t}"));
-                println!("{}\t{}…\tcreated {}\t{}", k.id, k.hint, k.created_at, state);
+                println!(
+                    "{}\t{}\t{}…\tcreated {}\t{}",
+                    k.id, k.project_id, k.hint, k.created_at, state
+                );
             }
         }
         KeysAction::Revoke { id } => {
@@ -60,4 +71,14 @@ pub async fn run(mut args: KeysArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A Project a new key may open: it exists and is not archived (a key of an archived Project
+/// would open nothing).
+async fn usable_project(store: &dyn Store, id: &str) -> anyhow::Result<String> {
+    match store.get_project(id).await? {
+        Some(p) if p.archived_at.is_none() => Ok(p.id),
+        Some(_) => anyhow::bail!("Project {id} is archived"),
+        None => anyhow::bail!("no Project with ID {id}"),
+    }
 }

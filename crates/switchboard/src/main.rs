@@ -1,5 +1,6 @@
 //! `switchboard`: one binary for the server, its key management and the offline mock model.
 
+mod database;
 mod enrolled;
 mod environments;
 mod harness;
@@ -7,6 +8,7 @@ mod keep_alive;
 mod keys;
 mod listen;
 mod paths;
+mod projects;
 mod runtime;
 mod serve;
 
@@ -29,6 +31,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Manage Project API keys (stored as digests, never in plain text).
     Keys(keys::KeysArgs),
+    /// Manage Projects: every resource belongs to one, and a key sees only its own.
+    Projects(projects::ProjectsArgs),
     /// Run the scripted, deterministic mock model provider on loopback.
     MockModel(switchboard_mock_model::cli::MockModelArgs),
     /// Install the pinned native harnesses and show what the Runtime will find.
@@ -63,6 +67,7 @@ fn main() -> anyhow::Result<()> {
         match cli.command {
             Command::Serve(a) => serve::run(a).await,
             Command::Keys(a) => keys::run(a).await,
+            Command::Projects(a) => projects::run(a).await,
             Command::MockModel(mut a) => {
                 a.script = paths::absolute_opt(a.script.as_deref())?;
                 a.journal = paths::absolute_opt(a.journal.as_deref())?;

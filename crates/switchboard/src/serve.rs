@@ -1,4 +1,4 @@
-//! `switchboard serve`: opens the embedded store, ensures a Project API key, and serves the API.
+//! `switchboard serve`: opens the store (embedded SQLite, or PostgreSQL), ensures a Project API key, and serves the API.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -23,6 +23,16 @@ pub struct ServeArgs {
     /// Where the embedded store and the data key live.
     #[arg(long, env = "SWITCHBOARD_DATA_DIR", default_value = ".switchboard")]
     pub data_dir: PathBuf,
+    /// A PostgreSQL database (`postgres://user:password@host/db`) to keep the store in, instead
+    /// of the embedded SQLite file in the data directory. Its migrations run at start.
+    #[arg(long, env = "SWITCHBOARD_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// The file holding the data key that seals provider keys and credentials (base64, 32
+    /// bytes; created when absent), shared by every replica on one database. Default:
+    /// `secret.key` in the data directory. A start with another key than the one the store's
+    /// secrets were sealed with refuses.
+    #[arg(long, env = "SWITCHBOARD_DATA_KEY_FILE", value_name = "PATH")]
+    pub data_key_file: Option<PathBuf>,
     /// The harness a Session runs on when neither it nor its Agent selects one.
     #[arg(long, default_value = "codex", value_parser = parse_harness)]
     pub default_harness: HarnessId,
@@ -137,12 +147,24 @@ pub async fn open_store(data_dir: &std::path::Path) -> anyhow::Result<SqliteStor
 
 pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
     args.data_dir = crate::paths::absolute(&args.data_dir)?;
-    let store = open_store(&args.data_dir).await?;
-    let secrets = SecretBox::load_or_create(&args.data_dir).context("loading the data key")?;
+    std::fs::create_dir_all(&args.data_dir)
+        .with_context(|| format!("creating {}", args.data_dir.display()))?;
+    let secrets = match &args.data_key_file {
+        Some(path) => SecretBox::load_or_create_file(path)
+            .with_context(|| format!("loading the data key from {}", path.display()))?,
+        None => SecretBox::load_or_create(&args.data_dir).context("loading the data key")?,
+    };
+    let store =
+        crate::database::open(&args.data_dir, args.database_url.as_deref(), &secrets).await?;
     let wanted = std::env::var("SWITCHBOARD_API_KEY")
         .ok()
         .filter(|s| !s.is_empty());
-    let created = auth::bootstrap(&store, wanted.as_deref(), switchboard_core::unix_now()).await?;
+    let created = auth::bootstrap(
+        store.as_ref(),
+        wanted.as_deref(),
+        switchboard_core::unix_now(),
+    )
+    .await?;
 
     let provider = |protocol, url: &Option<String>, key: &str| {
         url.clone().map(|base_url| ModelProvider {
@@ -173,7 +195,7 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("binding {}", args.listen))?;
     let addr = listener.local_addr()?;
     let state = Arc::new(AppState::new(
-        Arc::new(store),
+        store,
         secrets,
         CoreConfig {
             data_dir: args.data_dir.clone(),

@@ -33,6 +33,8 @@ pub enum IdKind {
     File,
     /// A Subagent of a multi-agent Session.
     Subagent,
+    /// A Project: the unit of isolation every resource belongs to.
+    Project,
 }
 
 impl IdKind {
@@ -54,6 +56,7 @@ impl IdKind {
             IdKind::Credential => "cred_",
             IdKind::File => "file_",
             IdKind::Subagent => "subagent_",
+            IdKind::Project => "proj_",
         }
     }
 }

@@ -68,6 +68,8 @@ pub struct EnvironmentDoc {
 #[derive(Debug, Clone)]
 pub struct Environment {
     pub id: String,
+    /// The Project it belongs to (its Sessions' Project).
+    pub project_id: String,
     pub created_at: i64,
     pub enrollment_digest: Option<String>,
     pub credential_digest: Option<String>,
@@ -78,6 +80,7 @@ impl Environment {
     pub fn from_record(rec: &EnvironmentRecord) -> Result<Environment, serde_json::Error> {
         Ok(Environment {
             id: rec.id.clone(),
+            project_id: rec.project_id.clone(),
             created_at: rec.created_at,
             enrollment_digest: rec.enrollment_digest.clone(),
             credential_digest: rec.credential_digest.clone(),
@@ -88,6 +91,7 @@ impl Environment {
     pub fn record(&self) -> Result<EnvironmentRecord, serde_json::Error> {
         Ok(EnvironmentRecord {
             id: self.id.clone(),
+            project_id: self.project_id.clone(),
             created_at: self.created_at,
             kind: self.kind().into(),
             enrollment_digest: self.enrollment_digest.clone(),

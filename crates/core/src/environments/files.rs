@@ -37,7 +37,9 @@ async fn request(
 ) -> Result<WorkspaceResult, SessionError> {
     let link = hosting_link(engine, env).ok_or(SessionError::ExecutionUnavailable)?;
     if env.doc.placement == WorkspacePlacement::Managed && env.doc.runtime_id.is_none() {
-        engine.bind_managed_host(&env.id, link).await;
+        engine
+            .bind_managed_host(&env.project_id, &env.id, link)
+            .await;
     }
     request_on(engine, link, message).await
 }

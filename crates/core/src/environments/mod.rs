@@ -23,6 +23,7 @@ pub use doc::{Environment, EnvironmentDoc, EnvironmentStatus, FileDoc};
 
 /// A new managed Environment from its request; `env` values are sealed here.
 pub fn managed(
+    project: &str,
     req: &HostedEnvironment,
     secrets: &SecretBox,
     vault_ids: Vec<String>,
@@ -35,6 +36,7 @@ pub fn managed(
         .collect::<Result<BTreeMap<_, _>, SecretError>>()?;
     Ok(Environment {
         id: new_id(IdKind::Environment),
+        project_id: project.to_owned(),
         created_at: now,
         enrollment_digest: None,
         credential_digest: None,
@@ -72,6 +74,7 @@ pub fn managed(
 
 /// A new self-hosted Environment; its first enrollment token's digest is `enrollment_digest`.
 pub fn self_hosted(
+    project: &str,
     workspace_directory: &str,
     capability_directories: Vec<String>,
     enrollment_digest: String,
@@ -79,6 +82,7 @@ pub fn self_hosted(
 ) -> Environment {
     Environment {
         id: new_id(IdKind::Environment),
+        project_id: project.to_owned(),
         created_at: now,
         enrollment_digest: Some(enrollment_digest),
         credential_digest: None,
@@ -98,16 +102,18 @@ pub fn self_hosted(
     }
 }
 
-/// A stored Environment; a malformed or missing ID is the public 404.
+/// A stored Environment of `project`; a malformed, missing or another Project's ID is the
+/// public 404.
 pub async fn load(
     store: &dyn switchboard_store::Store,
+    project: &str,
     id: &str,
 ) -> Result<Environment, SessionError> {
     if !is_valid(IdKind::Environment, id) {
         return Err(SessionError::NotFound);
     }
     let rec = store
-        .get_environment(id)
+        .get_environment(project, id)
         .await?
         .ok_or(SessionError::NotFound)?;
     Ok(Environment::from_record(&rec)?)
@@ -122,6 +128,7 @@ const CREATE_KEY_PREFIX: &str = "environments.create:";
 /// 409.
 pub async fn create(
     engine: &std::sync::Arc<crate::session::engine::Engine>,
+    project: &str,
     body: &serde_json::Map<String, serde_json::Value>,
     headers: &axum::http::HeaderMap,
 ) -> Result<Environment, SessionError> {
@@ -130,13 +137,14 @@ pub async fn create(
 
     let (hosted, vault_ids) = parse_create(body)?;
     let key = idempotency::key(headers)?.map(|k| IdempotencyRecord {
+        project_id: project.to_owned(),
         session_id: String::new(),
         key: format!("{CREATE_KEY_PREFIX}{k}"),
         fingerprint: idempotency::fingerprint(body),
         created_at: crate::clock::unix_now(),
     });
     if let Some(key) = &key
-        && let Some(seen) = engine.store.get_create_key(&key.key).await?
+        && let Some(seen) = engine.store.get_create_key(project, &key.key).await?
     {
         return retry(engine, &seen, key).await;
     }
@@ -144,6 +152,7 @@ pub async fn create(
         return Err(SessionError::unsupported(Some(param), message.clone()));
     }
     let env = managed(
+        project,
         &hosted,
         &engine.secrets,
         vault_ids,
@@ -161,7 +170,7 @@ pub async fn create(
         Ok(()) => Ok(env),
         Err(StoreError::Conflict(_)) if key.is_some() => {
             let key = key.as_ref().ok_or(SessionError::IdempotencyConflict)?;
-            match engine.store.get_create_key(&key.key).await? {
+            match engine.store.get_create_key(project, &key.key).await? {
                 Some(seen) => retry(engine, &seen, key).await,
                 None => Err(SessionError::IdempotencyConflict),
             }
@@ -178,7 +187,7 @@ async fn retry(
     if seen.fingerprint != request.fingerprint {
         return Err(SessionError::IdempotencyConflict);
     }
-    match load(engine.store.as_ref(), &seen.session_id).await {
+    match load(engine.store.as_ref(), &seen.project_id, &seen.session_id).await {
         Err(SessionError::NotFound) => Err(SessionError::IdempotencyConflict),
         other => other,
     }
@@ -219,15 +228,20 @@ pub const OWNED_BY_SESSION: &str =
 /// Deletes an Environment and removes its managed workspace on the Runtime hosting it.
 pub async fn delete(
     engine: &std::sync::Arc<crate::session::engine::Engine>,
+    project: &str,
     id: &str,
 ) -> Result<(), SessionError> {
-    let env = load(engine.store.as_ref(), id).await?;
+    let env = load(engine.store.as_ref(), project, id).await?;
     if let Some(session_id) = &env.doc.session_id
-        && engine.store.get_session(session_id).await?.is_some()
+        && engine
+            .store
+            .get_session(project, session_id)
+            .await?
+            .is_some()
     {
         return Err(SessionError::Conflict(OWNED_BY_SESSION));
     }
-    engine.store.delete_environment(id).await?;
+    engine.store.delete_environment(project, id).await?;
     files::remove(engine, &env).await;
     Ok(())
 }

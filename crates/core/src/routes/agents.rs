@@ -21,6 +21,7 @@ use switchboard_wire::ApiError;
 use switchboard_wire::ids::{IdKind, is_valid, new_id};
 
 use crate::agents::{load, open_config, seal_config};
+use crate::auth::Project;
 use crate::clock::unix_now;
 use crate::edge::{ApiResult, Failure, GatedJson, json as json_response};
 use crate::routes::pages::{list_envelope, page_query, unknown_cursor_is_empty};
@@ -48,12 +49,14 @@ pub fn agent_object(rec: &AgentRecord, cfg: &AgentConfig) -> Value {
 
 async fn create(
     State(state): State<Arc<AppState>>,
+    project: Project,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
     let cfg = parse_agent_create(&body)?;
     let t = unix_now();
     let rec = AgentRecord {
         id: new_id(IdKind::Agent),
+        project_id: project.0,
         created_at: t,
         updated_at: t,
         config: seal_config(&state.secrets, &cfg)?,
@@ -64,20 +67,22 @@ async fn create(
 
 async fn retrieve(
     State(state): State<Arc<AppState>>,
+    project: Project,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let (rec, cfg) = load(state.store.as_ref(), &state.secrets, &id).await?;
+    let (rec, cfg) = load(state.store.as_ref(), &state.secrets, project.id(), &id).await?;
     Ok(json_response(StatusCode::OK, agent_object(&rec, &cfg)))
 }
 
 async fn update(
     State(state): State<Arc<AppState>>,
+    project: Project,
     Path(id): Path<String>,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
     // The body gate and protocol validation come before the lookup, as for every route.
     let patch = parse_agent_update(&body)?;
-    let (mut rec, mut cfg) = load(state.store.as_ref(), &state.secrets, &id).await?;
+    let (mut rec, mut cfg) = load(state.store.as_ref(), &state.secrets, project.id(), &id).await?;
     cfg.apply(patch);
     rec.updated_at = unix_now().max(rec.updated_at);
     rec.config = seal_config(&state.secrets, &cfg)?;
@@ -87,8 +92,12 @@ async fn update(
     Ok(json_response(StatusCode::OK, agent_object(&rec, &cfg)))
 }
 
-async fn delete(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Response> {
-    if !is_valid(IdKind::Agent, &id) || !state.store.delete_agent(&id).await? {
+async fn delete(
+    State(state): State<Arc<AppState>>,
+    project: Project,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    if !is_valid(IdKind::Agent, &id) || !state.store.delete_agent(project.id(), &id).await? {
         return Err(Failure(ApiError::not_found()));
     }
     Ok(json_response(
@@ -99,10 +108,11 @@ async fn delete(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> A
 
 async fn list(
     State(state): State<Arc<AppState>>,
+    project: Project,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
     let q = page_query(&q)?;
-    let page = unknown_cursor_is_empty(state.store.list_agents(&q).await)?;
+    let page = unknown_cursor_is_empty(state.store.list_agents(project.id(), &q).await)?;
     let mut data = Vec::with_capacity(page.data.len());
     for rec in &page.data {
         let cfg = open_config(&state.secrets, &rec.config)?;

@@ -19,6 +19,7 @@ use switchboard_execution::hosted_environment::{parse_file_create, workspace_pat
 use switchboard_protocol::workspace::WorkspaceFile;
 use switchboard_store::{EnvironmentFilter, Order};
 
+use crate::auth::Project;
 use crate::edge::{ApiResult, GatedJson, json as json_response};
 use crate::environments::{self, Environment, files};
 use crate::routes::pages::{list_envelope, page_query, unknown_cursor_is_empty};
@@ -39,25 +40,31 @@ pub fn routes() -> Router<Arc<AppState>> {
 
 async fn create(
     State(state): State<Arc<AppState>>,
+    project: Project,
     headers: HeaderMap,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
-    let env = environments::create(&state.engine, &body, &headers).await?;
+    let env = environments::create(&state.engine, project.id(), &body, &headers).await?;
     Ok(json_response(StatusCode::CREATED, env.info_json()))
 }
 
 async fn retrieve(
     State(state): State<Arc<AppState>>,
+    project: Project,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let env = environments::load(state.store.as_ref(), &id).await?;
+    let env = environments::load(state.store.as_ref(), project.id(), &id).await?;
     Ok(json_response(StatusCode::OK, env.info_json()))
 }
 
 /// Not in the SDK 3.57 surface; the issue asks that deleting an Environment removes its
 /// workspace. One a Session created goes with that Session instead (409 while it exists).
-async fn delete(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Response> {
-    environments::delete(&state.engine, &id).await?;
+async fn delete(
+    State(state): State<Arc<AppState>>,
+    project: Project,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    environments::delete(&state.engine, project.id(), &id).await?;
     Ok(json_response(
         StatusCode::OK,
         json!({ "id": id, "object": "agent.environment.deleted", "deleted": true }),
@@ -68,6 +75,7 @@ const TYPES: &[&str] = &["openai_hosted", "self_hosted"];
 
 async fn list(
     State(state): State<Arc<AppState>>,
+    project: Project,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
     let page = page_query(&q)?;
@@ -79,7 +87,7 @@ async fn list(
     let rows = unknown_cursor_is_empty(
         state
             .store
-            .list_environments(&page, &EnvironmentFilter { kind })
+            .list_environments(project.id(), &page, &EnvironmentFilter { kind })
             .await,
     )?;
     let data = rows
@@ -100,6 +108,7 @@ async fn list(
 /// `{type: "inline", data, path}`; `file_id` files need a Files API this service does not have.
 async fn create_file(
     State(state): State<Arc<AppState>>,
+    project: Project,
     Path(id): Path<String>,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
@@ -110,7 +119,7 @@ async fn create_file(
         )
         .into());
     };
-    let env = environments::load(state.store.as_ref(), &id).await?;
+    let env = environments::load(state.store.as_ref(), project.id(), &id).await?;
     let written = files::write(
         &state.engine,
         &env,
@@ -139,6 +148,7 @@ fn file_json(environment_id: &str, f: &switchboard_protocol::workspace::Workspac
 /// (the last path it listed).
 async fn list_files(
     State(state): State<Arc<AppState>>,
+    project: Project,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
@@ -157,7 +167,7 @@ async fn list_files(
         ),
         None => None,
     };
-    let env = environments::load(state.store.as_ref(), &id).await?;
+    let env = environments::load(state.store.as_ref(), project.id(), &id).await?;
     let mut entries = files::list(&state.engine, &env, path).await?;
     if page.order == Order::Desc {
         entries.reverse();

@@ -20,6 +20,7 @@ use switchboard_wire::ApiError;
 use switchboard_wire::body::SESSION_CREATE_LIMIT;
 use switchboard_wire::ids::{IdKind, is_valid};
 
+use crate::auth::Project;
 use crate::edge::{ApiResult, Failure, GatedJson, json as json_response};
 use crate::routes::pages::{list_envelope, page_query, unknown_cursor_is_empty};
 use crate::session::hub::{StreamEnd, sse_response};
@@ -51,11 +52,18 @@ pub fn routes() -> Router<Arc<AppState>> {
 
 async fn create_session(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     headers: HeaderMap,
     GatedJson(body): GatedJson<SESSION_CREATE_LIMIT>,
 ) -> ApiResult<Response> {
-    let created =
-        create::create(&state.engine, state.config.default_harness, &body, &headers).await?;
+    let created = create::create(
+        &state.engine,
+        &project,
+        state.config.default_harness,
+        &body,
+        &headers,
+    )
+    .await?;
     Ok(match created.stream {
         Some((first, rx)) => sse_response(
             StatusCode::CREATED,
@@ -71,22 +79,31 @@ async fn create_session(
 
 async fn retrieve(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    Ok(json_response(StatusCode::OK, state.engine.read(&id).await?))
+    Ok(json_response(
+        StatusCode::OK,
+        state.engine.read(&project, &id).await?,
+    ))
 }
 
 async fn update(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(id): Path<String>,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
-    let session = session::update::update(&state.engine, &id, &body).await?;
+    let session = session::update::update(&state.engine, &project, &id, &body).await?;
     Ok(json_response(StatusCode::OK, session))
 }
 
-async fn delete(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> ApiResult<Response> {
-    session::update::delete(&state.engine, &id).await?;
+async fn delete(
+    State(state): State<Arc<AppState>>,
+    Project(project): Project,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    session::update::delete(&state.engine, &project, &id).await?;
     Ok(json_response(
         StatusCode::OK,
         json!({ "id": id, "object": "agent.session.deleted", "deleted": true }),
@@ -95,6 +112,7 @@ async fn delete(State(state): State<Arc<AppState>>, Path(id): Path<String>) -> A
 
 async fn list(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
     let page = page_query(&q)?;
@@ -102,7 +120,7 @@ async fn list(
         agent_id: q.get("agent_id").filter(|s| !s.is_empty()).cloned(),
         metadata: metadata_filter(&q)?,
     };
-    let rows = unknown_cursor_is_empty(state.store.list_sessions(&page, &filter).await)?;
+    let rows = unknown_cursor_is_empty(state.store.list_sessions(&project, &page, &filter).await)?;
     let data = rows
         .data
         .iter()
@@ -135,8 +153,8 @@ fn page_response(data: Vec<Value>, has_more: bool) -> Response {
 }
 
 /// The Session must exist (404 otherwise) before its history is listed.
-async fn require_session(state: &AppState, id: &str) -> ApiResult<()> {
-    if !is_valid(IdKind::Session, id) || state.store.get_session(id).await?.is_none() {
+async fn require_session(state: &AppState, project: &str, id: &str) -> ApiResult<()> {
+    if !is_valid(IdKind::Session, id) || state.store.get_session(project, id).await?.is_none() {
         return Err(Failure(ApiError::not_found()));
     }
     Ok(())
@@ -156,24 +174,26 @@ fn parse_stored(texts: impl Iterator<Item = String>) -> ApiResult<Vec<Value>> {
 
 async fn list_turns(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
     let page = page_query(&q)?;
-    require_session(&state, &id).await?;
-    let rows = unknown_cursor_is_empty(state.store.list_turns(&id, &page).await)?;
+    require_session(&state, &project, &id).await?;
+    let rows = unknown_cursor_is_empty(state.store.list_turns(&project, &id, &page).await)?;
     let data = parse_stored(rows.data.into_iter().map(|r| r.doc))?;
     Ok(page_response(data, rows.has_more))
 }
 
 async fn retrieve_turn(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path((id, turn_id)): Path<(String, String)>,
 ) -> ApiResult<Response> {
-    require_session(&state, &id).await?;
+    require_session(&state, &project, &id).await?;
     let turn = state
         .store
-        .get_turn(&id, &turn_id)
+        .get_turn(&project, &id, &turn_id)
         .await?
         .ok_or(Failure(ApiError::not_found()))?;
     let doc = parse_stored(std::iter::once(turn.doc))?.remove(0);
@@ -182,34 +202,37 @@ async fn retrieve_turn(
 
 async fn list_items(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    items_page(&state, &id, None, &q).await
+    items_page(&state, &project, &id, None, &q).await
 }
 
 async fn list_turn_items(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path((id, turn_id)): Path<(String, String)>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    items_page(&state, &id, Some(&turn_id), &q).await
+    items_page(&state, &project, &id, Some(&turn_id), &q).await
 }
 
 async fn items_page(
     state: &AppState,
+    project: &str,
     id: &str,
     turn_id: Option<&str>,
     q: &HashMap<String, String>,
 ) -> ApiResult<Response> {
     let page: PageQuery = page_query(q)?;
-    require_session(state, id).await?;
+    require_session(state, project, id).await?;
     if let Some(turn_id) = turn_id
-        && state.store.get_turn(id, turn_id).await?.is_none()
+        && state.store.get_turn(project, id, turn_id).await?.is_none()
     {
         return Err(Failure(ApiError::not_found()));
     }
-    let rows = unknown_cursor_is_empty(state.store.list_items(id, turn_id, &page).await)?;
+    let rows = unknown_cursor_is_empty(state.store.list_items(project, id, turn_id, &page).await)?;
     let data = parse_stored(rows.data.into_iter().map(|r| r.doc))?;
     Ok(page_response(data, rows.has_more))
 }
@@ -217,6 +240,7 @@ async fn items_page(
 /// `GET …/events`: live from now on, spanning Turns, until the Session is deleted.
 async fn stream_events(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
@@ -232,7 +256,7 @@ async fn stream_events(
             .into());
         }
     };
-    let rx = state.engine.subscribe(&id).await?;
+    let rx = state.engine.subscribe(&project, &id).await?;
     Ok(sse_response(
         StatusCode::OK,
         id,
@@ -246,10 +270,11 @@ async fn stream_events(
 /// `POST …/events`: 1–64 input events, admitted atomically; 202 with an empty body once stored.
 async fn post_events(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(id): Path<String>,
     headers: HeaderMap,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
-    session::input::post_events(&state.engine, &id, &body, &headers).await?;
+    session::input::post_events(&state.engine, &project, &id, &body, &headers).await?;
     Ok(StatusCode::ACCEPTED.into_response())
 }

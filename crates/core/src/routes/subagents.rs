@@ -15,6 +15,7 @@ use switchboard_store::Page;
 use switchboard_wire::ApiError;
 use switchboard_wire::ids::{IdKind, is_valid};
 
+use crate::auth::Project;
 use crate::edge::{ApiResult, Failure, json as json_response};
 use crate::routes::pages::{list_envelope, page_query, unknown_cursor_is_empty};
 use crate::state::AppState;
@@ -67,19 +68,24 @@ fn page_response(docs: Vec<String>, has_more: bool) -> ApiResult<Response> {
 }
 
 /// The Session must exist (404 otherwise).
-async fn require_session(state: &AppState, id: &str) -> ApiResult<()> {
-    if !is_valid(IdKind::Session, id) || state.store.get_session(id).await?.is_none() {
+async fn require_session(state: &AppState, project: &str, id: &str) -> ApiResult<()> {
+    if !is_valid(IdKind::Session, id) || state.store.get_session(project, id).await?.is_none() {
         return Err(not_found());
     }
     Ok(())
 }
 
 /// The Subagent must be the Session's (404 otherwise); its stored document.
-async fn require_subagent(state: &AppState, id: &str, subagent_id: &str) -> ApiResult<String> {
-    require_session(state, id).await?;
+async fn require_subagent(
+    state: &AppState,
+    project: &str,
+    id: &str,
+    subagent_id: &str,
+) -> ApiResult<String> {
+    require_session(state, project, id).await?;
     Ok(state
         .store
-        .get_subagent(id, subagent_id)
+        .get_subagent(project, id, subagent_id)
         .await?
         .ok_or_else(not_found)?
         .doc)
@@ -87,12 +93,13 @@ async fn require_subagent(state: &AppState, id: &str, subagent_id: &str) -> ApiR
 
 async fn list(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(id): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
     let page = page_query(&q)?;
-    require_session(&state, &id).await?;
-    let rows = unknown_cursor_is_empty(state.store.list_subagents(&id, &page).await)?;
+    require_session(&state, &project, &id).await?;
+    let rows = unknown_cursor_is_empty(state.store.list_subagents(&project, &id, &page).await)?;
     page_response(
         rows.data.into_iter().map(|r| r.doc).collect(),
         rows.has_more,
@@ -101,21 +108,27 @@ async fn list(
 
 async fn retrieve(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path((id, subagent_id)): Path<(String, String)>,
 ) -> ApiResult<Response> {
-    let doc = require_subagent(&state, &id, &subagent_id).await?;
+    let doc = require_subagent(&state, &project, &id, &subagent_id).await?;
     Ok(json_response(StatusCode::OK, parse(&doc)?))
 }
 
 async fn list_turns(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path((id, subagent_id)): Path<(String, String)>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
     let page = page_query(&q)?;
-    require_subagent(&state, &id, &subagent_id).await?;
-    let rows =
-        unknown_cursor_is_empty(state.store.list_child_turns(&id, &subagent_id, &page).await)?;
+    require_subagent(&state, &project, &id, &subagent_id).await?;
+    let rows = unknown_cursor_is_empty(
+        state
+            .store
+            .list_child_turns(&project, &id, &subagent_id, &page)
+            .await,
+    )?;
     page_response(
         rows.data.into_iter().map(|r| r.doc).collect(),
         rows.has_more,
@@ -124,12 +137,13 @@ async fn list_turns(
 
 async fn retrieve_turn(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path((id, subagent_id, turn_id)): Path<(String, String, String)>,
 ) -> ApiResult<Response> {
-    require_subagent(&state, &id, &subagent_id).await?;
+    require_subagent(&state, &project, &id, &subagent_id).await?;
     let turn = state
         .store
-        .get_child_turn(&id, &subagent_id, &turn_id)
+        .get_child_turn(&project, &id, &subagent_id, &turn_id)
         .await?
         .ok_or_else(not_found)?;
     Ok(json_response(StatusCode::OK, parse(&turn.doc)?))
@@ -137,33 +151,36 @@ async fn retrieve_turn(
 
 async fn list_items(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path((id, subagent_id)): Path<(String, String)>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    items_page(&state, &id, &subagent_id, None, &q).await
+    items_page(&state, &project, &id, &subagent_id, None, &q).await
 }
 
 async fn list_turn_items(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path((id, subagent_id, turn_id)): Path<(String, String, String)>,
     Query(q): Query<HashMap<String, String>>,
 ) -> ApiResult<Response> {
-    items_page(&state, &id, &subagent_id, Some(&turn_id), &q).await
+    items_page(&state, &project, &id, &subagent_id, Some(&turn_id), &q).await
 }
 
 async fn items_page(
     state: &AppState,
+    project: &str,
     id: &str,
     subagent_id: &str,
     turn_id: Option<&str>,
     q: &HashMap<String, String>,
 ) -> ApiResult<Response> {
     let page = page_query(q)?;
-    require_subagent(state, id, subagent_id).await?;
+    require_subagent(state, project, id, subagent_id).await?;
     if let Some(turn_id) = turn_id
         && state
             .store
-            .get_child_turn(id, subagent_id, turn_id)
+            .get_child_turn(project, id, subagent_id, turn_id)
             .await?
             .is_none()
     {
@@ -172,7 +189,7 @@ async fn items_page(
     let rows = unknown_cursor_is_empty(
         state
             .store
-            .list_child_items(id, subagent_id, turn_id, &page)
+            .list_child_items(project, id, subagent_id, turn_id, &page)
             .await,
     )?;
     page_response(

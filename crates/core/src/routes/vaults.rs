@@ -24,6 +24,7 @@ use switchboard_store::{CredentialRecord, Page, VaultFilter, VaultRecord};
 use switchboard_wire::ApiError;
 use switchboard_wire::ids::{IdKind, is_valid, new_id};
 
+use crate::auth::Project;
 use crate::clock::unix_now;
 use crate::edge::{ApiResult, Failure, GatedJson, json as json_response};
 use crate::routes::pages::{list_envelope, page_query, unknown_cursor_is_empty};
@@ -75,17 +76,22 @@ impl From<RotateError> for Failure {
 }
 
 /// The Vault `id`, if it exists (a malformed ID is a missing one).
-async fn vault(state: &AppState, id: &str) -> ApiResult<(VaultRecord, VaultDoc)> {
+async fn vault(state: &AppState, project: &str, id: &str) -> ApiResult<(VaultRecord, VaultDoc)> {
     if !is_valid(IdKind::Vault, id) {
         return Err(not_found());
     }
-    let rec = state.store.get_vault(id).await?.ok_or_else(not_found)?;
+    let rec = state
+        .store
+        .get_vault(project, id)
+        .await?
+        .ok_or_else(not_found)?;
     let doc = serde_json::from_str(&rec.doc).map_err(corrupt)?;
     Ok((rec, doc))
 }
 
 async fn credential(
     state: &AppState,
+    project: &str,
     vault_id: &str,
     id: &str,
 ) -> ApiResult<(CredentialRecord, CredentialDoc)> {
@@ -94,7 +100,7 @@ async fn credential(
     }
     let rec = state
         .store
-        .get_credential(vault_id, id)
+        .get_credential(project, vault_id, id)
         .await?
         .ok_or_else(not_found)?;
     let doc = serde_json::from_str(&rec.doc).map_err(corrupt)?;
@@ -137,12 +143,14 @@ fn list_response(data: Vec<Value>, has_more: bool) -> Response {
 
 async fn create_vault(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
     let req = parse_vault_create(&body)?;
     let doc = VaultDoc { name: req.name };
     let rec = VaultRecord {
         id: new_id(IdKind::Vault),
+        project_id: project,
         created_at: unix_now(),
         status: ACTIVE.to_owned(),
         metadata: Value::Object(req.metadata).to_string(),
@@ -154,19 +162,21 @@ async fn create_vault(
 
 async fn retrieve_vault(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let (rec, doc) = vault(&state, &id).await?;
+    let (rec, doc) = vault(&state, &project, &id).await?;
     Ok(json_response(StatusCode::OK, vault_object(&rec, &doc)))
 }
 
 async fn update_vault(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(id): Path<String>,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
     let patch = parse_vault_update(&body)?;
-    let (mut rec, mut doc) = vault(&state, &id).await?;
+    let (mut rec, mut doc) = vault(&state, &project, &id).await?;
     if let Some(name) = patch.name {
         doc.name = name;
     }
@@ -180,11 +190,12 @@ async fn update_vault(
 
 async fn list_vaults(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
     let q = page_query(&page_of(&pairs))?;
     let f = filter(&pairs)?;
-    let page = unknown_cursor_is_empty(state.store.list_vaults(&q, &f).await)?;
+    let page = unknown_cursor_is_empty(state.store.list_vaults(&project, &q, &f).await)?;
     let mut data = Vec::with_capacity(page.data.len());
     for rec in &page.data {
         let doc: VaultDoc = serde_json::from_str(&rec.doc).map_err(corrupt)?;
@@ -195,9 +206,10 @@ async fn list_vaults(
 
 async fn delete_vault(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    if !is_valid(IdKind::Vault, &id) || !state.store.delete_vault(&id).await? {
+    if !is_valid(IdKind::Vault, &id) || !state.store.delete_vault(&project, &id).await? {
         return Err(not_found());
     }
     Ok(json_response(
@@ -208,11 +220,12 @@ async fn delete_vault(
 
 async fn create_credential(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(vault_id): Path<String>,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
     let req = parse_credential_create(&body, url_policy())?;
-    vault(&state, &vault_id).await?;
+    vault(&state, &project, &vault_id).await?;
     let now = unix_now();
     let doc = CredentialDoc {
         name: req.name,
@@ -221,6 +234,7 @@ async fn create_credential(
     };
     let rec = CredentialRecord {
         id: new_id(IdKind::Credential),
+        project_id: project,
         vault_id,
         created_at: now,
         status: ACTIVE.to_owned(),
@@ -236,19 +250,21 @@ async fn create_credential(
 
 async fn retrieve_credential(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path((vault_id, id)): Path<(String, String)>,
 ) -> ApiResult<Response> {
-    let (rec, doc) = credential(&state, &vault_id, &id).await?;
+    let (rec, doc) = credential(&state, &project, &vault_id, &id).await?;
     Ok(json_response(StatusCode::OK, credential_object(&rec, &doc)))
 }
 
 async fn update_credential(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path((vault_id, id)): Path<(String, String)>,
     GatedJson(body): GatedJson,
 ) -> ApiResult<Response> {
     let patch = parse_credential_update(&body)?;
-    let (mut rec, mut doc) = credential(&state, &vault_id, &id).await?;
+    let (mut rec, mut doc) = credential(&state, &project, &vault_id, &id).await?;
     if let Some(rotation) = patch.auth {
         rotate(&state.secrets, &mut doc.auth, rotation)?;
     }
@@ -263,13 +279,19 @@ async fn update_credential(
 
 async fn list_credentials(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path(vault_id): Path<String>,
     Query(pairs): Query<Vec<(String, String)>>,
 ) -> ApiResult<Response> {
     let q = page_query(&page_of(&pairs))?;
     let f = filter(&pairs)?;
-    vault(&state, &vault_id).await?;
-    let page = unknown_cursor_is_empty(state.store.list_credentials(&vault_id, &q, &f).await)?;
+    vault(&state, &project, &vault_id).await?;
+    let page = unknown_cursor_is_empty(
+        state
+            .store
+            .list_credentials(&project, &vault_id, &q, &f)
+            .await,
+    )?;
     let mut data = Vec::with_capacity(page.data.len());
     for rec in &page.data {
         let doc: CredentialDoc = serde_json::from_str(&rec.doc).map_err(corrupt)?;
@@ -280,10 +302,16 @@ async fn list_credentials(
 
 async fn delete_credential(
     State(state): State<Arc<AppState>>,
+    Project(project): Project,
     Path((vault_id, id)): Path<(String, String)>,
 ) -> ApiResult<Response> {
     let valid = is_valid(IdKind::Vault, &vault_id) && is_valid(IdKind::Credential, &id);
-    if !valid || !state.store.delete_credential(&vault_id, &id).await? {
+    if !valid
+        || !state
+            .store
+            .delete_credential(&project, &vault_id, &id)
+            .await?
+    {
         return Err(not_found());
     }
     Ok(json_response(

@@ -69,25 +69,27 @@ pub struct Created {
 /// Agent selects one.
 pub async fn create(
     engine: &Arc<Engine>,
+    project: &str,
     default_harness: HarnessId,
     body: &Map<String, Value>,
     headers: &HeaderMap,
 ) -> Result<Created, SessionError> {
     let req = parse_session_create(body)?;
     let key = idempotency::key(headers)?.map(|key| IdempotencyRecord {
+        project_id: project.to_owned(),
         session_id: String::new(),
         key,
         fingerprint: idempotency::fingerprint(body),
         created_at: unix_now(),
     });
     if let Some(key) = &key
-        && let Some(seen) = engine.store.get_create_key(&key.key).await?
+        && let Some(seen) = engine.store.get_create_key(project, &key.key).await?
     {
         return retry(engine, &seen, key, req.stream, req.include_obfuscation).await;
     }
     let saved = match &req.agent_id {
         Some(id) => Some(
-            crate::agents::load(engine.store.as_ref(), &engine.secrets, id)
+            crate::agents::load(engine.store.as_ref(), &engine.secrets, project, id)
                 .await?
                 .1,
         ),
@@ -96,12 +98,17 @@ pub async fn create(
     let mut agent = resolve(saved.as_ref(), req.agent.as_ref())?;
     agent.x_agents_core = agent.x_agents_core.overridden_by(&req.x_agents_core);
     // Vault credentials bind before execution admission (core-contracts §2.3 step 4).
-    let credentials =
-        super::credentials::bind(engine.store.as_ref(), &req.vault_ids, &mut agent.tools).await?;
+    let credentials = super::credentials::bind(
+        engine.store.as_ref(),
+        project,
+        &req.vault_ids,
+        &mut agent.tools,
+    )
+    .await?;
 
     let session_id = new_id(IdKind::Session);
     let now = unix_now();
-    let workspace = super::workspace::admit(engine, &req, &session_id, now).await?;
+    let workspace = super::workspace::admit(engine, project, &req, &session_id, now).await?;
     let placement = req.environment.placement();
     let harness = agent.x_agents_core.harness.unwrap_or(default_harness);
     let provider: ModelProvider = match &agent.x_agents_core.model_provider {
@@ -151,6 +158,7 @@ pub async fn create(
     let live = Live {
         meta: SessionMeta {
             id: session_id.clone(),
+            project_id: project.to_owned(),
             created_at: now,
             agent_id: req.agent_id.clone(),
             metadata: req.metadata.clone(),
@@ -214,7 +222,7 @@ pub async fn create(
         engine.forget(&session_id);
         // A concurrent create with the same key committed first: this is its retry.
         if let (SessionError::Store(StoreError::Conflict(_)), Some(key)) = (&e, &key)
-            && let Some(seen) = engine.store.get_create_key(&key.key).await?
+            && let Some(seen) = engine.store.get_create_key(project, &key.key).await?
         {
             return retry(engine, &seen, key, req.stream, req.include_obfuscation).await;
         }
@@ -246,7 +254,10 @@ async fn retry(
     if seen.fingerprint != request.fingerprint {
         return Err(SessionError::IdempotencyConflict);
     }
-    let (session, rx) = match engine.read_and_subscribe(&seen.session_id).await {
+    let (session, rx) = match engine
+        .read_and_subscribe(&seen.project_id, &seen.session_id)
+        .await
+    {
         Ok(found) => found,
         Err(SessionError::NotFound) => return Err(SessionError::IdempotencyConflict),
         Err(e) => return Err(e),

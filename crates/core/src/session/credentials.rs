@@ -39,13 +39,14 @@ pub struct BoundCredential {
 /// implicitly selected credential's ID is written into its tool.
 pub async fn bind(
     store: &dyn Store,
+    project: &str,
     vault_ids: &[String],
     tools: &mut [Tool],
 ) -> Result<Vec<BoundCredential>, SessionError> {
     for id in vault_ids {
         let active = is_valid(IdKind::Vault, id)
             && store
-                .get_vault(id)
+                .get_vault(project, id)
                 .await?
                 .is_some_and(|v| v.status == ACTIVE);
         if !active {
@@ -66,7 +67,7 @@ pub async fn bind(
         }
     }
     let mut candidates: Vec<(CredentialRecord, CredentialDoc)> = Vec::new();
-    for rec in store.credentials_of(&unique).await? {
+    for rec in store.credentials_of(project, &unique).await? {
         let doc: CredentialDoc = serde_json::from_str(&rec.doc)?;
         candidates.push((rec, doc));
     }
@@ -160,14 +161,15 @@ pub enum CredentialUnavailable {
 }
 
 /// The bearer of one frozen binding, rechecked: the Vault still exists, is active and is among
-/// the Session's `vault_ids` (a deployment is one Project, so an existing Vault is the
-/// Project's); the credential is still in it, active, of the same type and for the same URL.
+/// the Session's `vault_ids` (and of the Session's Project: the store reads only that
+/// Project's Vaults); the credential is still in it, active, of the same type and for the same URL.
 /// `now` is Unix seconds. An `mcp_oauth` token whose `expires_at` has passed is refreshed once
 /// (the new token is stored, sealed) when the credential has refresh, else not used. The token
 /// endpoint's SSRF policy is the deployment's ([`crate::vaults::url_policy`]).
 pub async fn resolve_bearer(
     store: &dyn Store,
     secrets: &SecretBox,
+    project: &str,
     vault_ids: &[String],
     bound: &BoundCredential,
     now: i64,
@@ -175,6 +177,7 @@ pub async fn resolve_bearer(
     resolve_bearer_with(
         store,
         secrets,
+        project,
         vault_ids,
         bound,
         now,
@@ -187,6 +190,7 @@ pub async fn resolve_bearer(
 pub async fn resolve_bearer_with(
     store: &dyn Store,
     secrets: &SecretBox,
+    project: &str,
     vault_ids: &[String],
     bound: &BoundCredential,
     now: i64,
@@ -194,14 +198,14 @@ pub async fn resolve_bearer_with(
 ) -> Result<Bearer, CredentialUnavailable> {
     let label = bound.server_label.clone();
     let vault = store
-        .get_vault(&bound.vault_id)
+        .get_vault(project, &bound.vault_id)
         .await
         .map_err(|e| storage(&e))?;
     if !vault_ids.contains(&bound.vault_id) || vault.is_none_or(|v| v.status != ACTIVE) {
         return Err(CredentialUnavailable::Vault { label });
     }
     let mut rec = store
-        .get_credential(&bound.vault_id, &bound.credential_id)
+        .get_credential(project, &bound.vault_id, &bound.credential_id)
         .await
         .map_err(|e| storage(&e))?
         .filter(|c| c.status == ACTIVE)
@@ -283,13 +287,14 @@ fn storage(e: &dyn std::fmt::Display) -> CredentialUnavailable {
 pub async fn resolve_bearers(
     store: &dyn Store,
     secrets: &SecretBox,
+    project: &str,
     vault_ids: &[String],
     bound: &[BoundCredential],
     now: i64,
 ) -> Result<Vec<(String, Bearer)>, CredentialUnavailable> {
     let mut out = Vec::with_capacity(bound.len());
     for b in bound {
-        let bearer = resolve_bearer(store, secrets, vault_ids, b, now).await?;
+        let bearer = resolve_bearer(store, secrets, project, vault_ids, b, now).await?;
         out.push((b.server_label.clone(), bearer));
     }
     Ok(out)

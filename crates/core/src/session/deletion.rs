@@ -96,7 +96,10 @@ impl Engine {
         }
         // A self-hosted Environment that went with its Session: its Runtime can never connect
         // again.
-        let unreachable = !confirmed && self.environment_gone(d.environment_id.as_deref()).await;
+        let unreachable = !confirmed
+            && self
+                .environment_gone(&d.project_id, d.environment_id.as_deref())
+                .await;
         if unreachable {
             tracing::warn!(session = %d.session_id, "the self-hosted Runtime was not connected at the delete: its state stays on that machine");
         }
@@ -107,9 +110,9 @@ impl Engine {
         }
     }
 
-    async fn environment_gone(&self, environment_id: Option<&str>) -> bool {
+    async fn environment_gone(&self, project: &str, environment_id: Option<&str>) -> bool {
         match environment_id {
-            Some(env) => matches!(self.store.get_environment(env).await, Ok(None)),
+            Some(env) => matches!(self.store.get_environment(project, env).await, Ok(None)),
             None => false,
         }
     }

@@ -70,7 +70,8 @@ impl Engine {
                 // A managed workspace lives on the Runtime that made it.
                 let host = match workspace {
                     Some(w) if w.placement == WorkspacePlacement::Managed => {
-                        self.managed_host(&w.environment_id).await
+                        self.managed_host(&live.meta.project_id, &w.environment_id)
+                            .await
                     }
                     _ => None,
                 };
@@ -82,7 +83,8 @@ impl Engine {
                         if let Some(w) = workspace.filter(|_| host.is_none())
                             && w.placement == WorkspacePlacement::Managed
                         {
-                            self.bind_managed_host(&w.environment_id, link).await;
+                            self.bind_managed_host(&live.meta.project_id, &w.environment_id, link)
+                                .await;
                         }
                         let mut tx = Tx::new(live);
                         super::turns::bind(&mut tx, link);
@@ -106,8 +108,12 @@ impl Engine {
         };
         // The Vault bindings frozen at create; their bearers are opened only into the
         // preparation (never into the Session's state), rechecked each time.
-        let (vault_ids, bound) = match guard.as_ref() {
-            Some(live) => (live.doc.vault_ids.clone(), live.doc.credentials.clone()),
+        let (vault_ids, bound, project) = match guard.as_ref() {
+            Some(live) => (
+                live.doc.vault_ids.clone(),
+                live.doc.credentials.clone(),
+                live.meta.project_id.clone(),
+            ),
             None => return,
         };
         drop(guard);
@@ -118,6 +124,7 @@ impl Engine {
                 let bearers = super::credentials::resolve_bearers(
                     self.store.as_ref(),
                     &self.secrets,
+                    &project,
                     &vault_ids,
                     &bound,
                     crate::unix_now(),
@@ -183,7 +190,7 @@ impl Engine {
                 .as_ref()
                 .filter(|w| w.placement == WorkspacePlacement::Managed)
             {
-                self.environment_changed(&w.environment_id, EnvironmentStatus::Ready)
+                self.environment_changed(&project, &w.environment_id, EnvironmentStatus::Ready)
                     .await;
             }
         }
@@ -223,8 +230,8 @@ impl Engine {
     }
 
     /// The deployment Runtime a managed Environment is bound to, if any.
-    async fn managed_host(&self, environment_id: &str) -> Option<String> {
-        match crate::environments::load(self.store.as_ref(), environment_id).await {
+    async fn managed_host(&self, project: &str, environment_id: &str) -> Option<String> {
+        match crate::environments::load(self.store.as_ref(), project, environment_id).await {
             Ok(env) => env.doc.runtime_id,
             Err(e) => {
                 tracing::warn!(environment = environment_id, error = %e, "cannot read an Environment");
@@ -234,11 +241,12 @@ impl Engine {
     }
 
     /// Binds a managed Environment to the Runtime of `link`, its first host.
-    pub async fn bind_managed_host(&self, environment_id: &str, link: u64) {
+    pub async fn bind_managed_host(&self, project: &str, environment_id: &str, link: u64) {
         let Some(runtime_id) = self.links.runtime_id(link) else {
             return;
         };
-        let Ok(mut env) = crate::environments::load(self.store.as_ref(), environment_id).await
+        let Ok(mut env) =
+            crate::environments::load(self.store.as_ref(), project, environment_id).await
         else {
             return;
         };
@@ -306,7 +314,12 @@ impl Engine {
         tx.publish(serde_json::json!({ "type": "error", "session_id": sid, "error": public }));
         tx.live.doc.environment_failed = w.placement == WorkspacePlacement::Managed;
         tx.touch();
-        if let Ok(mut env) = crate::environments::load(self.store.as_ref(), &w.environment_id).await
+        if let Ok(mut env) = crate::environments::load(
+            self.store.as_ref(),
+            &tx.live.meta.project_id,
+            &w.environment_id,
+        )
+        .await
         {
             env.doc.status = EnvironmentStatus::Failed;
             match env.record() {
@@ -320,7 +333,7 @@ impl Engine {
     /// Turns that never started wait for a Runtime (core-contracts §6.7).
     pub async fn recover(self: &Arc<Self>) -> Result<(), StoreError> {
         for rec in self.store.unsettled_sessions().await? {
-            let Ok(mut guard) = self.lock(&rec.id).await else {
+            let Ok(mut guard) = self.lock_in(&rec.project_id, &rec.id).await else {
                 continue;
             };
             let Some(live) = guard.as_ref() else { continue };

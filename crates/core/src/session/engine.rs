@@ -117,25 +117,43 @@ impl Engine {
             .clone()
     }
 
-    /// Locks a Session, loading it on first use. A missing Session is the public 404.
-    pub async fn lock(&self, id: &str) -> Result<Guard, SessionError> {
+    /// Locks a Session of `project` for a caller's request, loading it on first use. A missing
+    /// Session and another Project's are the same public 404.
+    pub async fn lock_in(&self, project: &str, id: &str) -> Result<Guard, SessionError> {
         if !switchboard_wire::ids::is_valid(IdKind::Session, id) {
             return Err(SessionError::NotFound);
         }
         let mut guard = self.slot(id).lock_owned().await;
+        match guard.as_ref() {
+            Some(live) if live.meta.project_id != project => return Err(SessionError::NotFound),
+            Some(_) => {}
+            None => {
+                let Some(rec) = self.store.get_session(project, id).await? else {
+                    lock(&self.sessions).remove(id);
+                    return Err(SessionError::NotFound);
+                };
+                *guard = Some(self.live_from(&rec)?);
+            }
+        }
+        Ok(guard)
+    }
+
+    /// Locks a loaded Session for Core's own work (a timer, a Runtime's frame): no Project
+    /// applies. Only Sessions with a Turn are worked on this way, and those stay loaded until
+    /// the Turn settles ([`Self::unload`]); one that is not loaded is absent.
+    pub async fn lock(&self, id: &str) -> Result<Guard, SessionError> {
+        let guard = self.slot(id).lock_owned().await;
         if guard.is_none() {
-            let Some(rec) = self.store.get_session(id).await? else {
-                lock(&self.sessions).remove(id);
-                return Err(SessionError::NotFound);
-            };
-            *guard = Some(self.live_from(&rec)?);
+            drop(guard);
+            self.unload(id);
+            return Err(SessionError::NotFound);
         }
         Ok(guard)
     }
 
     /// A Session's public object, read under its lock (so it reflects every committed change).
-    pub async fn read(&self, id: &str) -> Result<serde_json::Value, SessionError> {
-        let guard = self.lock(id).await?;
+    pub async fn read(&self, project: &str, id: &str) -> Result<serde_json::Value, SessionError> {
+        let guard = self.lock_in(project, id).await?;
         let live = loaded(&guard)?;
         let session = live.to_json();
         if live.doc.active.is_none() {
@@ -147,9 +165,10 @@ impl Engine {
     /// Subscribes to a Session's live events from exactly after its last committed change.
     pub async fn subscribe(
         &self,
+        project: &str,
         id: &str,
     ) -> Result<tokio::sync::broadcast::Receiver<super::hub::Published>, SessionError> {
-        let guard = self.lock(id).await?;
+        let guard = self.lock_in(project, id).await?;
         let rx = self.hub.subscribe(id);
         if guard.as_ref().is_some_and(|l| l.doc.active.is_none()) {
             self.unload(id);
@@ -161,6 +180,7 @@ impl Engine {
     /// from exactly after that object (both under the lock, so nothing falls between them).
     pub async fn read_and_subscribe(
         &self,
+        project: &str,
         id: &str,
     ) -> Result<
         (
@@ -169,7 +189,7 @@ impl Engine {
         ),
         SessionError,
     > {
-        let guard = self.lock(id).await?;
+        let guard = self.lock_in(project, id).await?;
         let live = loaded(&guard)?;
         let session = live.to_json();
         if live.doc.active.is_none() {
@@ -322,6 +342,7 @@ pub fn parse_record(rec: &SessionRecord) -> Result<(SessionMeta, SessionDoc), Se
     Ok((
         SessionMeta {
             id: rec.id.clone(),
+            project_id: rec.project_id.clone(),
             created_at: rec.created_at,
             agent_id: rec.agent_id.clone(),
             metadata,

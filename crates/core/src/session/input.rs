@@ -38,16 +38,17 @@ pub const EARLIER_INPUT_PENDING: &str = "Earlier input to this Session is still 
 /// with other events is a conflict.
 pub async fn post_events(
     engine: &Arc<Engine>,
+    project: &str,
     id: &str,
     body: &Map<String, Value>,
     headers: &HeaderMap,
 ) -> Result<(), SessionError> {
     let events = parse_input_events(body)?;
     let key = idempotency::key(headers)?;
-    let mut guard = engine.lock(id).await?;
+    let mut guard = engine.lock_in(project, id).await?;
     let fingerprint = idempotency::events_fingerprint(body);
     if let Some(key) = &key
-        && let Some(seen) = engine.store.get_idempotency(id, key).await?
+        && let Some(seen) = engine.store.get_idempotency(project, id, key).await?
     {
         if seen.fingerprint == fingerprint {
             return Ok(());
@@ -86,7 +87,7 @@ pub async fn post_events(
                 let stored = if in_memory {
                     None
                 } else {
-                    engine.store.get_call(id, &result.call_id).await?
+                    engine.store.get_call(project, id, &result.call_id).await?
                 };
                 let stored = match stored {
                     Some(rec) => Some(calls::KnownCall {
@@ -103,6 +104,7 @@ pub async fn post_events(
     }
     if let Some(key) = key {
         tx.write.idempotency = Some(IdempotencyRecord {
+            project_id: project.to_owned(),
             session_id: id.to_owned(),
             key,
             fingerprint,

@@ -22,10 +22,12 @@ impl Engine {
         self: &Arc<Self>,
         runtime_id: String,
         local: bool,
-        environment: Option<String>,
+        enrolled: Option<(String, String)>,
         to_runtime: mpsc::Sender<Envelope<CoreToRuntime>>,
         mut from_runtime: mpsc::Receiver<Envelope<RuntimeToCore>>,
     ) -> u64 {
+        let environment = enrolled.as_ref().map(|(e, _)| e.clone());
+        let project = enrolled.map(|(_, p)| p).unwrap_or_default();
         let link = self
             .links
             .add(runtime_id, local, environment.clone(), to_runtime);
@@ -34,17 +36,18 @@ impl Engine {
         tokio::spawn(async move {
             // Connection, not readiness: `ready` follows its first advertisement.
             if let Some(env) = &environment {
-                this.environment_changed(env, EnvironmentStatus::Connected)
+                this.environment_changed(&project, env, EnvironmentStatus::Connected)
                     .await;
             }
+            let enrolled = environment.as_deref().map(|e| (project.as_str(), e));
             while let Some(frame) = from_runtime.recv().await {
-                this.handle_frame(link, frame, environment.as_deref()).await;
+                this.handle_frame(link, frame, enrolled).await;
             }
             this.link_lost(link).await;
             if let Some(env) = &environment
                 && !this.links.environment_connected(env)
             {
-                this.environment_changed(env, EnvironmentStatus::Disconnected)
+                this.environment_changed(&project, env, EnvironmentStatus::Disconnected)
                     .await;
             }
         });
@@ -55,14 +58,14 @@ impl Engine {
         self: &Arc<Self>,
         link: u64,
         frame: Envelope<RuntimeToCore>,
-        environment: Option<&str>,
+        enrolled: Option<(&str, &str)>,
     ) {
         match frame.message {
             RuntimeToCore::Heartbeat(beat) => {
                 let advertises = !beat.supported_harnesses.is_empty();
                 self.links.set_advertisement(link, beat.supported_harnesses);
-                if let Some(env) = environment.filter(|_| advertises) {
-                    self.environment_changed(env, EnvironmentStatus::Ready)
+                if let Some((project, env)) = enrolled.filter(|_| advertises) {
+                    self.environment_changed(project, env, EnvironmentStatus::Ready)
                         .await;
                 }
                 self.kick_queued();

@@ -158,10 +158,11 @@ impl Engine {
     /// status changes and its Session hears of it; connecting clears a reservation.
     pub async fn environment_changed(
         self: &Arc<Self>,
+        project: &str,
         environment_id: &str,
         status: EnvironmentStatus,
     ) {
-        let mut env = match environments::load(self.store.as_ref(), environment_id).await {
+        let mut env = match environments::load(self.store.as_ref(), project, environment_id).await {
             Ok(env) => env,
             Err(e) => {
                 tracing::warn!(environment = environment_id, error = %e, "cannot read an Environment");
@@ -178,7 +179,8 @@ impl Engine {
         let Some(session_id) = env.doc.session_id.clone() else {
             return self.put_environment(&env).await;
         };
-        let Ok(mut guard) = self.lock(&session_id).await else {
+        // The Session may be idle (not loaded): it is loaded in the Environment's Project.
+        let Ok(mut guard) = self.lock_in(project, &session_id).await else {
             return self.put_environment(&env).await;
         };
         let Some(live) = guard.as_ref() else { return };

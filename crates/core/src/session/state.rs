@@ -26,6 +26,8 @@ use super::objects::{RequiredAction, SessionStatus, Turn, fields, turn_event, us
 #[derive(Debug, Clone)]
 pub struct SessionMeta {
     pub id: String,
+    /// The Project the Session belongs to: only its keys reach it.
+    pub project_id: String,
     pub created_at: i64,
     pub agent_id: Option<String>,
     pub metadata: Map<String, Value>,
@@ -189,6 +191,7 @@ impl Live {
     pub fn record(&self) -> Result<SessionRecord, serde_json::Error> {
         Ok(SessionRecord {
             id: self.meta.id.clone(),
+            project_id: self.meta.project_id.clone(),
             created_at: self.meta.created_at,
             agent_id: self.meta.agent_id.clone(),
             metadata: Value::Object(self.meta.metadata.clone()).to_string(),

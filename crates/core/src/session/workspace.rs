@@ -38,6 +38,7 @@ impl Admitted {
 /// Resolves and admits the request's Environment; `None` on `environment: none`.
 pub async fn admit(
     engine: &Arc<Engine>,
+    project: &str,
     req: &SessionCreate,
     session_id: &str,
     now: i64,
@@ -53,8 +54,13 @@ pub async fn admit(
                 .as_ref()
                 .and_then(|v| serde_json::from_value(v.clone()).ok())
                 .unwrap_or_default();
-            let mut env =
-                environments::self_hosted(workspace_directory, dirs, token.digest.clone(), now);
+            let mut env = environments::self_hosted(
+                project,
+                workspace_directory,
+                dirs,
+                token.digest.clone(),
+                now,
+            );
             env.doc.session_id = Some(session_id.to_owned());
             Ok(Some(Admitted {
                 environment: env,
@@ -63,7 +69,7 @@ pub async fn admit(
             }))
         }
         EnvironmentRequest::OpenaiHosted(hosted) => {
-            hosted_environment(engine, req, hosted, session_id, now)
+            hosted_environment(engine, project, req, hosted, session_id, now)
                 .await
                 .map(Some)
         }
@@ -72,6 +78,7 @@ pub async fn admit(
 
 async fn hosted_environment(
     engine: &Arc<Engine>,
+    project: &str,
     req: &SessionCreate,
     hosted: &HostedEnvironment,
     session_id: &str,
@@ -87,7 +94,7 @@ async fn hosted_environment(
             )
             .into());
         }
-        let environment = environments::load(engine.store.as_ref(), id).await?;
+        let environment = environments::load(engine.store.as_ref(), project, id).await?;
         if environment.doc.placement != WorkspacePlacement::Managed {
             return Err(SessionError::NotFound);
         }
@@ -101,7 +108,7 @@ async fn hosted_environment(
         return Err(SessionError::unsupported(Some(param), message.clone()));
     }
     let mut environment =
-        environments::managed(hosted, &engine.secrets, req.vault_ids.clone(), now)?;
+        environments::managed(project, hosted, &engine.secrets, req.vault_ids.clone(), now)?;
     environment.doc.session_id = Some(session_id.to_owned());
     Ok(Admitted {
         environment,

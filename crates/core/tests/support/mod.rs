@@ -126,22 +126,30 @@ impl Peer {
         Peer::attach_as(state, base, dir, None)
     }
 
-    /// A remote Runtime enrolled for the self-hosted Environment `environment` (not
-    /// advertising yet).
-    pub fn attach_environment(
+    /// A remote Runtime enrolled for the self-hosted Environment `environment` of the first
+    /// Project, [`KEY`]'s (not advertising yet).
+    pub async fn attach_environment(
         state: Arc<AppState>,
         base: String,
         dir: tempfile::TempDir,
         environment: &str,
     ) -> Peer {
-        Peer::attach_as(state, base, dir, Some(environment.to_owned()))
+        let project = auth::first_project(state.store.as_ref(), 0).await.unwrap();
+        Peer::attach_as(state, base, dir, Some((environment.to_owned(), project)))
+    }
+
+    /// The Project of [`KEY`].
+    pub async fn project(&self) -> String {
+        auth::first_project(self.state.store.as_ref(), 0)
+            .await
+            .unwrap()
     }
 
     fn attach_as(
         state: Arc<AppState>,
         base: String,
         dir: tempfile::TempDir,
-        environment: Option<String>,
+        environment: Option<(String, String)>,
     ) -> Peer {
         let (to_runtime, from_core) = mpsc::channel(64);
         let (to_core, from_runtime) = mpsc::channel(64);

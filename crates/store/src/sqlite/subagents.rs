@@ -38,8 +38,8 @@ fn child_item(row: &SqliteRow) -> ChildItemRecord {
 }
 
 /// One Subagent's rows of a Session.
-fn of_subagent(session_id: &str, subagent_id: &str) -> Vec<Cond> {
-    let mut scope = of_session(session_id);
+fn of_subagent(project: &str, session_id: &str, subagent_id: &str) -> Vec<Cond> {
+    let mut scope = of_session(project, session_id);
     scope.push(Cond::new(
         "subagent_id = ?",
         [Bind::Text(subagent_id.to_owned())],
@@ -78,9 +78,15 @@ pub(super) fn statements(w: &mut SessionWrite) -> Vec<Statement> {
 
 #[async_trait]
 impl SubagentStore for SqliteStore {
-    async fn get_subagent(&self, session_id: &str, id: &str) -> Result<Option<SubagentRecord>> {
-        let sql = "SELECT * FROM subagents WHERE session_id = $1 AND id = $2";
-        let row = in_session(sql, session_id, id)
+    async fn get_subagent(
+        &self,
+        project: &str,
+        session_id: &str,
+        id: &str,
+    ) -> Result<Option<SubagentRecord>> {
+        let sql = "SELECT * FROM subagents WHERE id = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        let row = in_session(sql, project, session_id, id)
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.as_ref().map(subagent))
@@ -88,6 +94,7 @@ impl SubagentStore for SqliteStore {
 
     async fn list_subagents(
         &self,
+        project: &str,
         session_id: &str,
         q: &PageQuery,
     ) -> Result<Page<SubagentRecord>> {
@@ -95,7 +102,7 @@ impl SubagentStore for SqliteStore {
             Listing {
                 table: "subagents",
                 columns: "*",
-                scope: of_session(session_id),
+                scope: of_session(project, session_id),
                 filter: vec![],
                 row: subagent,
             },
@@ -106,16 +113,19 @@ impl SubagentStore for SqliteStore {
 
     async fn get_child_turn(
         &self,
+        project: &str,
         session_id: &str,
         subagent_id: &str,
         turn_id: &str,
     ) -> Result<Option<ChildTurnRecord>> {
         let row = sqlx::query(
-            "SELECT * FROM subagent_turns WHERE session_id = $1 AND subagent_id = $2 AND id = $3",
+            "SELECT * FROM subagent_turns WHERE subagent_id = $2 AND id = $3 AND \
+             session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $4)",
         )
         .bind(session_id)
         .bind(subagent_id)
         .bind(turn_id)
+        .bind(project)
         .fetch_optional(&self.pool)
         .await?;
         Ok(row.as_ref().map(child_turn))
@@ -123,6 +133,7 @@ impl SubagentStore for SqliteStore {
 
     async fn list_child_turns(
         &self,
+        project: &str,
         session_id: &str,
         subagent_id: &str,
         q: &PageQuery,
@@ -131,7 +142,7 @@ impl SubagentStore for SqliteStore {
             Listing {
                 table: "subagent_turns",
                 columns: "*",
-                scope: of_subagent(session_id, subagent_id),
+                scope: of_subagent(project, session_id, subagent_id),
                 filter: vec![],
                 row: child_turn,
             },
@@ -142,6 +153,7 @@ impl SubagentStore for SqliteStore {
 
     async fn list_child_items(
         &self,
+        project: &str,
         session_id: &str,
         subagent_id: &str,
         turn_id: Option<&str>,
@@ -155,7 +167,7 @@ impl SubagentStore for SqliteStore {
             Listing {
                 table: "subagent_items",
                 columns: "*",
-                scope: of_subagent(session_id, subagent_id),
+                scope: of_subagent(project, session_id, subagent_id),
                 filter,
                 row: child_item,
             },

@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
-use super::{Cond, Listing, SqliteStore};
+use super::{Cond, Listing, SqliteStore, of_project};
 use crate::vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
 use crate::writer::{Bind, Statement};
 use crate::{Page, PageQuery, Result};
@@ -12,6 +12,7 @@ use crate::{Page, PageQuery, Result};
 fn vault(row: &SqliteRow) -> VaultRecord {
     VaultRecord {
         id: row.get("id"),
+        project_id: row.get("project_id"),
         created_at: row.get("created_at"),
         status: row.get("status"),
         metadata: row.get("metadata"),
@@ -22,6 +23,7 @@ fn vault(row: &SqliteRow) -> VaultRecord {
 fn credential(row: &SqliteRow) -> CredentialRecord {
     CredentialRecord {
         id: row.get("id"),
+        project_id: row.get("project_id"),
         vault_id: row.get("vault_id"),
         created_at: row.get("created_at"),
         status: row.get("status"),
@@ -63,34 +65,43 @@ fn conditions(f: &VaultFilter, vaults: bool) -> Vec<Cond> {
 impl VaultStore for SqliteStore {
     async fn put_vault(&self, v: &VaultRecord) -> Result<()> {
         self.write_all(vec![Statement::new(
-            "INSERT INTO vaults (id, created_at, status, metadata, doc) VALUES ($1, $2, $3, $4, $5) \
+            "INSERT INTO vaults (id, created_at, status, metadata, doc, project_id) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
              ON CONFLICT (id) DO UPDATE SET status = excluded.status, \
-             metadata = excluded.metadata, doc = excluded.doc",
+             metadata = excluded.metadata, doc = excluded.doc \
+             WHERE vaults.project_id = excluded.project_id",
             vec![
                 Bind::Text(v.id.clone()),
                 Bind::I64(v.created_at),
                 Bind::Text(v.status.clone()),
                 Bind::Text(v.metadata.clone()),
                 Bind::Text(v.doc.clone()),
+                Bind::Text(v.project_id.clone()),
             ],
         )])
         .await
     }
 
-    async fn get_vault(&self, id: &str) -> Result<Option<VaultRecord>> {
-        let row = sqlx::query("SELECT * FROM vaults WHERE id = $1")
+    async fn get_vault(&self, project: &str, id: &str) -> Result<Option<VaultRecord>> {
+        let row = sqlx::query("SELECT * FROM vaults WHERE id = $1 AND project_id = $2")
             .bind(id)
+            .bind(project)
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.as_ref().map(vault))
     }
 
-    async fn list_vaults(&self, q: &PageQuery, f: &VaultFilter) -> Result<Page<VaultRecord>> {
+    async fn list_vaults(
+        &self,
+        project: &str,
+        q: &PageQuery,
+        f: &VaultFilter,
+    ) -> Result<Page<VaultRecord>> {
         self.page(
             Listing {
                 table: "vaults",
                 columns: "*",
-                scope: vec![],
+                scope: of_project(project),
                 filter: conditions(f, true),
                 row: vault,
             },
@@ -99,12 +110,12 @@ impl VaultStore for SqliteStore {
         .await
     }
 
-    async fn delete_vault(&self, id: &str) -> Result<bool> {
+    async fn delete_vault(&self, project: &str, id: &str) -> Result<bool> {
         // Its credentials go with it (ON DELETE CASCADE).
         Ok(self
             .write1(
-                "DELETE FROM vaults WHERE id = $1",
-                vec![Bind::Text(id.to_owned())],
+                "DELETE FROM vaults WHERE id = $1 AND project_id = $2",
+                vec![Bind::Text(id.to_owned()), Bind::Text(project.to_owned())],
             )
             .await?
             == 1)
@@ -112,10 +123,12 @@ impl VaultStore for SqliteStore {
 
     async fn put_credential(&self, c: &CredentialRecord) -> Result<()> {
         self.write_all(vec![Statement::new(
-            "INSERT INTO vault_credentials (id, vault_id, created_at, status, metadata, doc) \
-             VALUES ($1, $2, $3, $4, $5, $6) \
+            "INSERT INTO vault_credentials \
+             (id, vault_id, created_at, status, metadata, doc, project_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) \
              ON CONFLICT (id) DO UPDATE SET status = excluded.status, \
-             metadata = excluded.metadata, doc = excluded.doc",
+             metadata = excluded.metadata, doc = excluded.doc \
+             WHERE vault_credentials.project_id = excluded.project_id",
             vec![
                 Bind::Text(c.id.clone()),
                 Bind::Text(c.vault_id.clone()),
@@ -123,22 +136,32 @@ impl VaultStore for SqliteStore {
                 Bind::Text(c.status.clone()),
                 Bind::Text(c.metadata.clone()),
                 Bind::Text(c.doc.clone()),
+                Bind::Text(c.project_id.clone()),
             ],
         )])
         .await
     }
 
-    async fn get_credential(&self, vault_id: &str, id: &str) -> Result<Option<CredentialRecord>> {
-        let row = sqlx::query("SELECT * FROM vault_credentials WHERE vault_id = $1 AND id = $2")
-            .bind(vault_id)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
+    async fn get_credential(
+        &self,
+        project: &str,
+        vault_id: &str,
+        id: &str,
+    ) -> Result<Option<CredentialRecord>> {
+        let row = sqlx::query(
+            "SELECT * FROM vault_credentials WHERE vault_id = $1 AND id = $2 AND project_id = $3",
+        )
+        .bind(vault_id)
+        .bind(id)
+        .bind(project)
+        .fetch_optional(&self.pool)
+        .await?;
         Ok(row.as_ref().map(credential))
     }
 
     async fn list_credentials(
         &self,
+        project: &str,
         vault_id: &str,
         q: &PageQuery,
         f: &VaultFilter,
@@ -147,7 +170,13 @@ impl VaultStore for SqliteStore {
             Listing {
                 table: "vault_credentials",
                 columns: "*",
-                scope: vec![Cond::new("vault_id = ?", [Bind::Text(vault_id.to_owned())])],
+                scope: vec![Cond::new(
+                    "vault_id = ? AND project_id = ?",
+                    [
+                        Bind::Text(vault_id.to_owned()),
+                        Bind::Text(project.to_owned()),
+                    ],
+                )],
                 filter: conditions(f, false),
                 row: credential,
             },
@@ -156,15 +185,20 @@ impl VaultStore for SqliteStore {
         .await
     }
 
-    async fn credentials_of(&self, vault_ids: &[String]) -> Result<Vec<CredentialRecord>> {
+    async fn credentials_of(
+        &self,
+        project: &str,
+        vault_ids: &[String],
+    ) -> Result<Vec<CredentialRecord>> {
         // One query per Vault keeps the SQL fixed; a Session attaches few Vaults.
         let mut out = Vec::new();
         for id in vault_ids {
             let rows = sqlx::query(
-                "SELECT * FROM vault_credentials WHERE vault_id = $1 AND status = 'active' \
-                 ORDER BY seq",
+                "SELECT * FROM vault_credentials WHERE vault_id = $1 AND project_id = $2 \
+                 AND status = 'active' ORDER BY seq",
             )
             .bind(id)
+            .bind(project)
             .fetch_all(&self.pool)
             .await?;
             out.extend(rows.iter().map(credential));
@@ -172,11 +206,15 @@ impl VaultStore for SqliteStore {
         Ok(out)
     }
 
-    async fn delete_credential(&self, vault_id: &str, id: &str) -> Result<bool> {
+    async fn delete_credential(&self, project: &str, vault_id: &str, id: &str) -> Result<bool> {
         Ok(self
             .write1(
-                "DELETE FROM vault_credentials WHERE vault_id = $1 AND id = $2",
-                vec![Bind::Text(vault_id.to_owned()), Bind::Text(id.to_owned())],
+                "DELETE FROM vault_credentials WHERE vault_id = $1 AND id = $2 AND project_id = $3",
+                vec![
+                    Bind::Text(vault_id.to_owned()),
+                    Bind::Text(id.to_owned()),
+                    Bind::Text(project.to_owned()),
+                ],
             )
             .await?
             == 1)

@@ -1,10 +1,68 @@
-//! Shared by the tests: a fresh store per test, and small Session record builders.
+//! Shared by the tests: a fresh store per test on either engine, the macro that runs one
+//! behaviour on both, and small Session record builders.
 #![allow(dead_code)] // each test binary uses its own share of these
 
+use std::sync::Arc;
+
+use switchboard_store::test_support::{TestDatabase, database_or_skip};
 use switchboard_store::{
-    DeletionRecord, ItemRecord, Order, PageQuery, SessionRecord, SessionWrite, SqliteStore,
-    TurnRecord,
+    DeletionRecord, ItemRecord, Order, PageQuery, PgStore, SessionRecord, SessionWrite,
+    SqliteStore, Store, TurnRecord,
 };
+
+/// Runs each `async fn name(s) { … }` as two tests, `sqlite::name` and `postgres::name`, with
+/// `s` an `Arc<dyn Store>` of a fresh store on that engine. The PostgreSQL test is skipped
+/// loudly outside CI when PostgreSQL is not installed.
+macro_rules! both_engines {
+    ($(async fn $name:ident($s:ident) $body:block)*) => {
+        mod sqlite {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let (_guard, $s) = $crate::support::sqlite().await;
+                    $body
+                }
+            )*
+        }
+        mod postgres {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let test = concat!(module_path!(), "::", stringify!($name));
+                    let Some((_guard, $s)) = $crate::support::postgres(test).await else {
+                        return;
+                    };
+                    $body
+                }
+            )*
+        }
+    };
+}
+
+/// What keeps a test's store alive: its SQLite directory or its PostgreSQL database.
+pub enum Guard {
+    Sqlite(tempfile::TempDir),
+    Postgres(TestDatabase),
+}
+
+pub async fn sqlite() -> (Guard, Arc<dyn Store>) {
+    let (dir, s) = store().await;
+    (Guard::Sqlite(dir), Arc::new(s))
+}
+
+/// A PgStore on a new database of the test cluster; `None` when the test is skipped.
+pub async fn postgres(test: &str) -> Option<(Guard, Arc<dyn Store>)> {
+    let db = database_or_skip(test).await?;
+    let s = PgStore::open(&db.url).await.unwrap();
+    Some((Guard::Postgres(db), Arc::new(s)))
+}
+
+/// The Project the tests' rows belong to (the store keeps any Project ID it is given).
+pub const P: &str = "proj_0000000000000000000000000000000a";
 
 /// A store in its own temporary directory (kept alive by the returned guard).
 pub async fn store() -> (tempfile::TempDir, SqliteStore) {
@@ -17,6 +75,7 @@ pub async fn store() -> (tempfile::TempDir, SqliteStore) {
 
 pub fn session(id: &str) -> SessionRecord {
     SessionRecord {
+        project_id: P.into(),
         id: id.to_owned(),
         created_at: 1,
         agent_id: None,
@@ -65,6 +124,7 @@ pub fn page(after: Option<&str>, limit: u32, order: Order) -> PageQuery {
 pub fn deletion(id: &str) -> DeletionRecord {
     DeletionRecord {
         session_id: id.to_owned(),
+        project_id: P.into(),
         environment_id: None,
         workspace_id: None,
         workspace_runtime: None,

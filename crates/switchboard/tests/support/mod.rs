@@ -513,8 +513,13 @@ pub async fn seed_environment(core_dir: &Path, id: &str, kind: &str) {
     let store = SqliteStore::open(&core_dir.join("switchboard.sqlite"))
         .await
         .expect("opening Core's store");
+    // The first Project, which a fresh data dir starts with (its key is printed at start).
+    let project = store.list_projects().await.expect("listing Projects")[0]
+        .id
+        .clone();
     let record = EnvironmentRecord {
         id: id.to_owned(),
+        project_id: project,
         created_at: 1,
         kind: kind.to_owned(),
         enrollment_digest: None,

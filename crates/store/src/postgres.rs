@@ -1,0 +1,823 @@
+//! The PostgreSQL engine: the same [`Store`] contract as [`crate::SqliteStore`], for
+//! deployments that outgrow one machine.
+//!
+//! Every write is one transaction on a pooled connection, at READ COMMITTED. Where SQLite's
+//! single writer task serialises writes, PostgreSQL gives the same outcomes row by row: a
+//! second insert of a unique key waits for the first transaction and then fails
+//! ([`StoreError::Conflict`]); a conditional UPDATE re-checks its WHERE against the row another
+//! transaction just committed (so of two enrollment exchanges one wins); a Session delete locks
+//! its row first. A transaction that deadlocks or fails to serialise is retried.
+//!
+//! Deleted content: PostgreSQL keeps a deleted row's bytes in its page until VACUUM reclaims
+//! it, so a Session delete vacuums the tables it touched (the closest thing to SQLite's
+//! `secure_delete` + WAL truncation). The write-ahead log (and any WAL archive or replica)
+//! still holds the bytes until its segments are overwritten; deployments that must not keep
+//! them put the database on encrypted storage.
+
+use async_trait::async_trait;
+use sqlx::postgres::{PgPoolOptions, PgRow};
+use sqlx::{PgPool, Row};
+
+mod key_check;
+mod query;
+mod subagents;
+mod vaults;
+
+use crate::writer::{Bind, Statement};
+use crate::{
+    AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentFilter, EnvironmentRecord,
+    IdempotencyRecord, ItemRecord, Page, PageQuery, ProjectRecord, Result, SessionFilter,
+    SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
+};
+use query::{Cond, Listing, of_project, of_session, page};
+
+/// How often a transaction that deadlocked or failed to serialise is run again.
+const ATTEMPTS: usize = 5;
+
+/// The tables a Session delete leaves dead rows in, vacuumed after it.
+const VACUUM_SESSION_TABLES: &str = "VACUUM sessions, turns, items, calls, idempotency, \
+     subagents, subagent_turns, subagent_items, environments, session_create_keys, \
+     session_deletions";
+
+#[derive(Clone)]
+pub struct PgStore {
+    pool: PgPool,
+}
+
+impl PgStore {
+    /// Connects to `url` (`postgres://…`) and runs the PostgreSQL migrations.
+    pub async fn open(url: &str) -> Result<Self> {
+        let pool = PgPoolOptions::new()
+            .max_connections(16)
+            .connect(url)
+            .await?;
+        sqlx::migrate!("migrations/postgres").run(&pool).await?;
+        Ok(PgStore { pool })
+    }
+
+    /// Runs `statements` in one transaction; each statement's affected row count. Retried when
+    /// PostgreSQL aborts it for a deadlock or a serialisation failure (nothing was committed).
+    async fn transact(&self, statements: &[Statement]) -> Result<Vec<u64>> {
+        let mut attempt = 1;
+        loop {
+            match self.transact_once(statements).await {
+                Err(sqlx::Error::Database(e))
+                    if attempt < ATTEMPTS
+                        && matches!(e.code().as_deref(), Some("40001" | "40P01")) =>
+                {
+                    attempt += 1;
+                }
+                outcome => return Ok(outcome?),
+            }
+        }
+    }
+
+    async fn transact_once(
+        &self,
+        statements: &[Statement],
+    ) -> std::result::Result<Vec<u64>, sqlx::Error> {
+        // One statement is its own transaction: no BEGIN and COMMIT round trips.
+        if let [s] = statements {
+            let q = sqlx::query_with(s.sql, query::arguments(&s.binds)?);
+            return Ok(vec![q.execute(&self.pool).await?.rows_affected()]);
+        }
+        let mut tx = self.pool.begin().await?;
+        let mut counts = Vec::with_capacity(statements.len());
+        for s in statements {
+            let q = sqlx::query_with(s.sql, query::arguments(&s.binds)?);
+            counts.push(q.execute(&mut *tx).await?.rows_affected());
+        }
+        tx.commit().await?;
+        Ok(counts)
+    }
+
+    /// One statement; its affected row count.
+    async fn write1(&self, sql: &'static str, binds: Vec<Bind>) -> Result<u64> {
+        Ok(self.transact(&[Statement::new(sql, binds)]).await?[0])
+    }
+
+    /// Commits statements in one transaction; a unique-key violation is a
+    /// [`StoreError::Conflict`].
+    async fn write_all(&self, statements: Vec<Statement>) -> Result<Vec<u64>> {
+        conflict(self.transact(&statements).await)
+    }
+
+    /// Reclaims the dead rows a Session delete left, so their bytes leave the table files. A
+    /// failure is logged, never an error of the delete: the rows are already gone for readers.
+    async fn vacuum(&self) {
+        if let Err(e) = sqlx::raw_sql(VACUUM_SESSION_TABLES)
+            .execute(&self.pool)
+            .await
+        {
+            tracing::warn!(error = %e, "VACUUM after a delete failed");
+        }
+    }
+
+    async fn environment_where(
+        &self,
+        column: &'static str,
+        value: &str,
+    ) -> Result<Option<EnvironmentRecord>> {
+        // Of any Project: the digest names the Environment.
+        let sql = match column {
+            "enrollment_digest" => "SELECT * FROM environments WHERE enrollment_digest = $1",
+            _ => "SELECT * FROM environments WHERE credential_digest = $1",
+        };
+        let row = sqlx::query(sql)
+            .bind(value)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(environment))
+    }
+
+    async fn one<T>(
+        &self,
+        sql: &'static str,
+        keys: &[&str],
+        row: fn(&PgRow) -> T,
+    ) -> Result<Option<T>> {
+        let mut q = sqlx::query(sql);
+        for k in keys {
+            q = q.bind(*k);
+        }
+        Ok(q.fetch_optional(&self.pool).await?.as_ref().map(row))
+    }
+}
+
+/// A unique-key violation as a [`StoreError::Conflict`].
+fn conflict<T>(outcome: Result<T>) -> Result<T> {
+    match outcome {
+        Err(StoreError::Database(sqlx::Error::Database(e))) if e.is_unique_violation() => {
+            Err(StoreError::Conflict(e.message().to_owned()))
+        }
+        other => other,
+    }
+}
+
+/// An ID and its Project, bound as `$1` and `$2`.
+fn two(id: &str, project: &str) -> Vec<Bind> {
+    vec![Bind::Text(id.to_owned()), Bind::Text(project.to_owned())]
+}
+
+fn texts<const N: usize>(values: [String; N]) -> Vec<Bind> {
+    values.into_iter().map(Bind::Text).collect()
+}
+
+fn project(row: &PgRow) -> ProjectRecord {
+    ProjectRecord {
+        id: row.get("id"),
+        name: row.get("name"),
+        created_at: row.get("created_at"),
+        archived_at: row.get("archived_at"),
+    }
+}
+
+fn api_key(row: &PgRow) -> ApiKeyRecord {
+    ApiKeyRecord {
+        id: row.get("id"),
+        project_id: row.get("project_id"),
+        digest: row.get("digest"),
+        hint: row.get("hint"),
+        created_at: row.get("created_at"),
+        revoked_at: row.get("revoked_at"),
+    }
+}
+
+fn agent(row: &PgRow) -> AgentRecord {
+    AgentRecord {
+        id: row.get("id"),
+        project_id: row.get("project_id"),
+        created_at: row.get("created_at"),
+        updated_at: row.get("updated_at"),
+        config: row.get("config"),
+    }
+}
+
+fn session(row: &PgRow) -> SessionRecord {
+    SessionRecord {
+        id: row.get("id"),
+        project_id: row.get("project_id"),
+        created_at: row.get("created_at"),
+        agent_id: row.get("agent_id"),
+        metadata: row.get("metadata"),
+        active_turn_id: row.get("active_turn_id"),
+        doc: row.get("doc"),
+    }
+}
+
+fn environment(row: &PgRow) -> EnvironmentRecord {
+    EnvironmentRecord {
+        id: row.get("id"),
+        project_id: row.get("project_id"),
+        created_at: row.get("created_at"),
+        kind: row.get("kind"),
+        enrollment_digest: row.get("enrollment_digest"),
+        credential_digest: row.get("credential_digest"),
+        doc: row.get("doc"),
+    }
+}
+
+fn turn(row: &PgRow) -> TurnRecord {
+    TurnRecord {
+        id: row.get("id"),
+        session_id: row.get("session_id"),
+        doc: row.get("doc"),
+    }
+}
+
+fn item(row: &PgRow) -> ItemRecord {
+    ItemRecord {
+        id: row.get("id"),
+        session_id: row.get("session_id"),
+        turn_id: row.get("turn_id"),
+        doc: row.get("doc"),
+    }
+}
+
+fn call(row: &PgRow) -> CallRecord {
+    CallRecord {
+        session_id: row.get("session_id"),
+        call_id: row.get("call_id"),
+        turn_id: row.get("turn_id"),
+        doc: row.get("doc"),
+    }
+}
+
+fn idempotency(row: &PgRow) -> IdempotencyRecord {
+    IdempotencyRecord {
+        session_id: row.get("session_id"),
+        project_id: row.get("project_id"),
+        key: row.get("key"),
+        fingerprint: row.get("fingerprint"),
+        created_at: row.get("created_at"),
+    }
+}
+
+fn deletion(row: &PgRow) -> DeletionRecord {
+    DeletionRecord {
+        session_id: row.get("session_id"),
+        project_id: row.get("project_id"),
+        environment_id: row.get("environment_id"),
+        workspace_id: row.get("workspace_id"),
+        workspace_runtime: row.get("workspace_runtime"),
+        created_at: row.get("created_at"),
+    }
+}
+
+/// A metadata pair matched against a stored JSON object, as the SQLite engine's `json_each`
+/// does: the key compared unescaped, the value only when it is a string. `json` (not `jsonb`)
+/// reads the text as written.
+fn metadata_pair(sql: &'static str, k: &str, v: &str) -> Cond {
+    Cond::new(sql, [Bind::Text(k.to_owned()), Bind::Text(v.to_owned())])
+}
+
+/// The upsert of an Environment row; an existing row keeps `seq`, `created_at` and its digests
+/// (they change only through the conditional enrollment writes). A row of another
+/// Project is left alone.
+fn put_environment(e: &EnvironmentRecord) -> Statement {
+    Statement::new(
+        "INSERT INTO environments \
+         (id, created_at, kind, enrollment_digest, credential_digest, doc, project_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) \
+         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, doc = excluded.doc \
+         WHERE environments.project_id = excluded.project_id",
+        vec![
+            Bind::Text(e.id.clone()),
+            Bind::I64(e.created_at),
+            Bind::Text(e.kind.clone()),
+            Bind::OptText(e.enrollment_digest.clone()),
+            Bind::OptText(e.credential_digest.clone()),
+            Bind::Text(e.doc.clone()),
+            Bind::Text(e.project_id.clone()),
+        ],
+    )
+}
+
+#[async_trait]
+impl Store for PgStore {
+    async fn insert_project(&self, p: &ProjectRecord) -> Result<()> {
+        self.write1(
+            "INSERT INTO projects (id, name, created_at, archived_at) VALUES ($1, $2, $3, $4)",
+            vec![
+                Bind::Text(p.id.clone()),
+                Bind::Text(p.name.clone()),
+                Bind::I64(p.created_at),
+                Bind::OptI64(p.archived_at),
+            ],
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn list_projects(&self) -> Result<Vec<ProjectRecord>> {
+        let rows = sqlx::query("SELECT * FROM projects ORDER BY seq")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.iter().map(project).collect())
+    }
+
+    async fn get_project(&self, id: &str) -> Result<Option<ProjectRecord>> {
+        self.one("SELECT * FROM projects WHERE id = $1", &[id], project)
+            .await
+    }
+
+    async fn archive_project(&self, id: &str, at: i64) -> Result<bool> {
+        let n = self
+            .write1(
+                "UPDATE projects SET archived_at = $1 WHERE id = $2 AND archived_at IS NULL",
+                vec![Bind::I64(at), Bind::Text(id.to_owned())],
+            )
+            .await?;
+        Ok(n == 1)
+    }
+
+    async fn insert_api_key(&self, k: &ApiKeyRecord) -> Result<()> {
+        self.write1(
+            "INSERT INTO api_keys (id, digest, hint, created_at, revoked_at, project_id) \
+             VALUES ($1, $2, $3, $4, $5, $6)",
+            vec![
+                Bind::Text(k.id.clone()),
+                Bind::Text(k.digest.clone()),
+                Bind::Text(k.hint.clone()),
+                Bind::I64(k.created_at),
+                Bind::OptI64(k.revoked_at),
+                Bind::Text(k.project_id.clone()),
+            ],
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>> {
+        let rows = sqlx::query("SELECT * FROM api_keys ORDER BY created_at, id")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.iter().map(api_key).collect())
+    }
+
+    async fn revoke_api_key(&self, id: &str, at: i64) -> Result<bool> {
+        let n = self
+            .write1(
+                "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
+                vec![Bind::I64(at), Bind::Text(id.to_owned())],
+            )
+            .await?;
+        Ok(n == 1)
+    }
+
+    async fn active_api_key(&self, digest: &str) -> Result<Option<ApiKeyRecord>> {
+        // An archived Project's keys open nothing, exactly as revoked ones.
+        let sql = "SELECT * FROM api_keys WHERE digest = $1 AND revoked_at IS NULL \
+                   AND project_id IN (SELECT id FROM projects WHERE archived_at IS NULL)";
+        self.one(sql, &[digest], api_key).await
+    }
+
+    async fn count_api_keys(&self) -> Result<i64> {
+        Ok(sqlx::query("SELECT COUNT(*) AS n FROM api_keys")
+            .fetch_one(&self.pool)
+            .await?
+            .get("n"))
+    }
+
+    async fn probe_write(&self, now: i64) -> Result<()> {
+        self.write1(
+            "INSERT INTO health (id, probed_at) VALUES (1, $1) \
+             ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at",
+            vec![Bind::I64(now)],
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn insert_agent(&self, a: &AgentRecord) -> Result<()> {
+        self.write1(
+            "INSERT INTO agents (id, created_at, updated_at, config, project_id) \
+             VALUES ($1, $2, $3, $4, $5)",
+            vec![
+                Bind::Text(a.id.clone()),
+                Bind::I64(a.created_at),
+                Bind::I64(a.updated_at),
+                Bind::Text(a.config.clone()),
+                Bind::Text(a.project_id.clone()),
+            ],
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn get_agent(&self, project: &str, id: &str) -> Result<Option<AgentRecord>> {
+        let sql = "SELECT * FROM agents WHERE id = $1 AND project_id = $2";
+        self.one(sql, &[id, project], agent).await
+    }
+
+    async fn update_agent(&self, a: &AgentRecord) -> Result<bool> {
+        let n = self
+            .write1(
+                "UPDATE agents SET config = $1, updated_at = $2 WHERE id = $3 AND project_id = $4",
+                vec![
+                    Bind::Text(a.config.clone()),
+                    Bind::I64(a.updated_at),
+                    Bind::Text(a.id.clone()),
+                    Bind::Text(a.project_id.clone()),
+                ],
+            )
+            .await?;
+        Ok(n == 1)
+    }
+
+    async fn delete_agent(&self, project: &str, id: &str) -> Result<bool> {
+        let sql = "DELETE FROM agents WHERE id = $1 AND project_id = $2";
+        Ok(self.write1(sql, two(id, project)).await? == 1)
+    }
+
+    async fn list_agents(&self, project: &str, q: &PageQuery) -> Result<Page<AgentRecord>> {
+        let l = Listing {
+            table: "agents",
+            scope: of_project(project),
+            filter: vec![],
+            row: agent,
+        };
+        page(&self.pool, l, q).await
+    }
+
+    async fn write_session(&self, mut w: SessionWrite) -> Result<()> {
+        if w.is_empty() {
+            return Ok(());
+        }
+        let mut statements = Vec::with_capacity(4 + w.turns.len() + w.items.len());
+        let children = subagents::statements(&mut w);
+        // The Environment first: a Session document may name it.
+        if let Some(e) = &w.environment {
+            statements.push(put_environment(e));
+        }
+        if let Some(s) = w.session {
+            statements.push(Statement::new(
+                "INSERT INTO sessions \
+                 (id, created_at, agent_id, metadata, active_turn_id, doc, project_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                 ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
+                 metadata = excluded.metadata, active_turn_id = excluded.active_turn_id, \
+                 doc = excluded.doc WHERE sessions.project_id = excluded.project_id",
+                vec![
+                    Bind::Text(s.id),
+                    Bind::I64(s.created_at),
+                    Bind::OptText(s.agent_id),
+                    Bind::Text(s.metadata),
+                    Bind::OptText(s.active_turn_id),
+                    Bind::Text(s.doc),
+                    Bind::Text(s.project_id),
+                ],
+            ));
+        }
+        // After the Session row: they reference it.
+        statements.extend(children);
+        // The upserts target (session_id, id): an ID another Session owns hits the plain `id`
+        // key, which ON CONFLICT does not cover, and fails the write.
+        statements.extend(w.turns.into_iter().map(|t| {
+            Statement::new(
+                "INSERT INTO turns (id, session_id, doc) VALUES ($1, $2, $3) \
+                 ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
+                texts([t.id, t.session_id, t.doc]),
+            )
+        }));
+        statements.extend(w.items.into_iter().map(|i| {
+            Statement::new(
+                "INSERT INTO items (id, session_id, turn_id, doc) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (session_id, id) DO UPDATE SET turn_id = excluded.turn_id, \
+                 doc = excluded.doc",
+                texts([i.id, i.session_id, i.turn_id, i.doc]),
+            )
+        }));
+        statements.extend(w.calls.into_iter().map(|c| {
+            Statement::new(
+                "INSERT INTO calls (session_id, call_id, turn_id, doc) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (session_id, call_id) DO UPDATE SET turn_id = excluded.turn_id, \
+                 doc = excluded.doc",
+                texts([c.session_id, c.call_id, c.turn_id, c.doc]),
+            )
+        }));
+        if let Some(k) = w.create_key {
+            statements.push(Statement::new(
+                "INSERT INTO session_create_keys \
+                 (key, session_id, fingerprint, created_at, project_id) VALUES ($1, $2, $3, $4, $5)",
+                vec![
+                    Bind::Text(k.key),
+                    Bind::Text(k.session_id),
+                    Bind::Text(k.fingerprint),
+                    Bind::I64(k.created_at),
+                    Bind::Text(k.project_id),
+                ],
+            ));
+        }
+        if let Some(k) = w.idempotency {
+            statements.push(Statement::new(
+                "INSERT INTO idempotency (session_id, key, fingerprint, created_at, project_id) \
+                 VALUES ($1, $2, $3, $4, $5)",
+                vec![
+                    Bind::Text(k.session_id),
+                    Bind::Text(k.key),
+                    Bind::Text(k.fingerprint),
+                    Bind::I64(k.created_at),
+                    Bind::Text(k.project_id),
+                ],
+            ));
+        }
+        self.write_all(statements).await.map(drop)
+    }
+
+    async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {
+        let sql = "SELECT * FROM sessions WHERE id = $1 AND project_id = $2";
+        self.one(sql, &[id, project], session).await
+    }
+
+    async fn list_sessions(
+        &self,
+        project: &str,
+        q: &PageQuery,
+        f: &SessionFilter,
+    ) -> Result<Page<SessionRecord>> {
+        let mut filter = Vec::with_capacity(1 + f.metadata.len());
+        if let Some(agent_id) = &f.agent_id {
+            filter.push(Cond::new("agent_id = ?", [Bind::Text(agent_id.clone())]));
+        }
+        for (k, v) in &f.metadata {
+            filter.push(metadata_pair(
+                "EXISTS (SELECT 1 FROM json_each(sessions.metadata::json) AS m \
+                 WHERE m.key = ? AND json_typeof(m.value) = 'string' AND m.value #>> '{}' = ?)",
+                k,
+                v,
+            ));
+        }
+        let l = Listing {
+            table: "sessions",
+            scope: of_project(project),
+            filter,
+            row: session,
+        };
+        page(&self.pool, l, q).await
+    }
+
+    async fn delete_session(
+        &self,
+        project: &str,
+        d: &DeletionRecord,
+        own_environment: Option<&str>,
+    ) -> Result<bool> {
+        let id = || Bind::Text(d.session_id.clone());
+        let project = || Bind::Text(project.to_owned());
+        // The Session's row is locked first: a concurrent delete (or a write that names the
+        // Session) waits, then finds no row and writes nothing. The rest runs only when the
+        // lock found the Session; its Turns, Items, calls and idempotency records go with it
+        // (ON DELETE CASCADE). A create key outlives its Session but no longer names it.
+        let statements = [
+            Statement::new(
+                "SELECT 1 FROM sessions WHERE id = $1 AND project_id = $2 FOR UPDATE",
+                vec![id(), project()],
+            ),
+            Statement::new(
+                "INSERT INTO session_deletions \
+                 (session_id, environment_id, workspace_id, workspace_runtime, created_at, \
+                 project_id) \
+                 SELECT $1, $2, $3, $4, $5, $6 \
+                 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND project_id = $6) \
+                 ON CONFLICT (session_id) DO UPDATE SET environment_id = excluded.environment_id, \
+                 workspace_id = excluded.workspace_id, \
+                 workspace_runtime = excluded.workspace_runtime, created_at = excluded.created_at, \
+                 project_id = excluded.project_id",
+                vec![
+                    id(),
+                    Bind::OptText(d.environment_id.clone()),
+                    Bind::OptText(d.workspace_id.clone()),
+                    Bind::OptText(d.workspace_runtime.clone()),
+                    Bind::I64(d.created_at),
+                    project(),
+                ],
+            ),
+            Statement::new(
+                "DELETE FROM environments WHERE id = $1 AND project_id = $3 \
+                 AND EXISTS (SELECT 1 FROM sessions WHERE id = $2 AND project_id = $3)",
+                vec![
+                    Bind::OptText(own_environment.map(str::to_owned)),
+                    id(),
+                    project(),
+                ],
+            ),
+            Statement::new(
+                "UPDATE session_create_keys SET session_id = '' \
+                 WHERE session_id = $1 AND project_id = $2",
+                vec![id(), project()],
+            ),
+            Statement::new(
+                "DELETE FROM sessions WHERE id = $1 AND project_id = $2",
+                vec![id(), project()],
+            ),
+        ];
+        let counts = self.transact(&statements).await?;
+        let deleted = counts.last().is_some_and(|n| *n == 1);
+        if deleted {
+            self.vacuum().await;
+        }
+        Ok(deleted)
+    }
+
+    async fn pending_deletions(&self) -> Result<Vec<DeletionRecord>> {
+        let rows = sqlx::query("SELECT * FROM session_deletions ORDER BY created_at, session_id")
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.iter().map(deletion).collect())
+    }
+
+    async fn finish_deletion(&self, session_id: &str) -> Result<()> {
+        let sql = "DELETE FROM session_deletions WHERE session_id = $1";
+        if self
+            .write1(sql, vec![Bind::Text(session_id.to_owned())])
+            .await?
+            > 0
+        {
+            self.vacuum().await;
+        }
+        Ok(())
+    }
+
+    async fn unsettled_sessions(&self) -> Result<Vec<SessionRecord>> {
+        let rows =
+            sqlx::query("SELECT * FROM sessions WHERE active_turn_id IS NOT NULL ORDER BY seq")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.iter().map(session).collect())
+    }
+
+    async fn get_turn(
+        &self,
+        project: &str,
+        session_id: &str,
+        turn_id: &str,
+    ) -> Result<Option<TurnRecord>> {
+        let sql = "SELECT * FROM turns WHERE id = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        self.one(sql, &[session_id, turn_id, project], turn).await
+    }
+
+    async fn list_turns(
+        &self,
+        project: &str,
+        session_id: &str,
+        q: &PageQuery,
+    ) -> Result<Page<TurnRecord>> {
+        let l = Listing {
+            table: "turns",
+            scope: of_session(project, session_id),
+            filter: vec![],
+            row: turn,
+        };
+        page(&self.pool, l, q).await
+    }
+
+    async fn list_items(
+        &self,
+        project: &str,
+        session_id: &str,
+        turn_id: Option<&str>,
+        q: &PageQuery,
+    ) -> Result<Page<ItemRecord>> {
+        // The cursor may name any Item of the Session (one order across its Turns).
+        let filter = turn_id
+            .map(|t| Cond::new("turn_id = ?", [Bind::Text(t.to_owned())]))
+            .into_iter()
+            .collect();
+        let l = Listing {
+            table: "items",
+            scope: of_session(project, session_id),
+            filter,
+            row: item,
+        };
+        page(&self.pool, l, q).await
+    }
+
+    async fn turn_items(
+        &self,
+        project: &str,
+        session_id: &str,
+        turn_id: &str,
+    ) -> Result<Vec<ItemRecord>> {
+        let rows = sqlx::query(
+            "SELECT * FROM items WHERE turn_id = $2 AND \
+             session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3) \
+             ORDER BY seq",
+        )
+        .bind(session_id)
+        .bind(turn_id)
+        .bind(project)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.iter().map(item).collect())
+    }
+
+    async fn get_call(
+        &self,
+        project: &str,
+        session_id: &str,
+        call_id: &str,
+    ) -> Result<Option<CallRecord>> {
+        let sql = "SELECT * FROM calls WHERE call_id = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        self.one(sql, &[session_id, call_id, project], call).await
+    }
+
+    async fn get_idempotency(
+        &self,
+        project: &str,
+        session_id: &str,
+        key: &str,
+    ) -> Result<Option<IdempotencyRecord>> {
+        let sql = "SELECT * FROM idempotency WHERE key = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        self.one(sql, &[session_id, key, project], idempotency)
+            .await
+    }
+
+    async fn get_create_key(&self, project: &str, key: &str) -> Result<Option<IdempotencyRecord>> {
+        let sql = "SELECT * FROM session_create_keys WHERE key = $1 AND project_id = $2";
+        self.one(sql, &[key, project], idempotency).await
+    }
+
+    async fn put_environment(&self, e: &EnvironmentRecord) -> Result<()> {
+        self.write_all(vec![put_environment(e)]).await.map(drop)
+    }
+
+    async fn get_environment(&self, project: &str, id: &str) -> Result<Option<EnvironmentRecord>> {
+        let sql = "SELECT * FROM environments WHERE id = $1 AND project_id = $2";
+        self.one(sql, &[id, project], environment).await
+    }
+
+    async fn list_environments(
+        &self,
+        project: &str,
+        q: &PageQuery,
+        f: &EnvironmentFilter,
+    ) -> Result<Page<EnvironmentRecord>> {
+        let filter = f
+            .kind
+            .iter()
+            .map(|k| Cond::new("kind = ?", [Bind::Text(k.clone())]))
+            .collect();
+        let l = Listing {
+            table: "environments",
+            scope: of_project(project),
+            filter,
+            row: environment,
+        };
+        page(&self.pool, l, q).await
+    }
+
+    async fn delete_environment(&self, project: &str, id: &str) -> Result<bool> {
+        let sql = "DELETE FROM environments WHERE id = $1 AND project_id = $2";
+        Ok(self.write1(sql, two(id, project)).await? == 1)
+    }
+
+    async fn environment_by_enrollment(&self, digest: &str) -> Result<Option<EnvironmentRecord>> {
+        self.environment_where("enrollment_digest", digest).await
+    }
+
+    async fn environment_by_credential(&self, digest: &str) -> Result<Option<EnvironmentRecord>> {
+        self.environment_where("credential_digest", digest).await
+    }
+
+    async fn exchange_enrollment(
+        &self,
+        enrollment_digest: &str,
+        credential_digest: &str,
+    ) -> Result<Option<String>> {
+        // One conditional UPDATE: a concurrent exchange waits on the row's lock, then re-checks
+        // the WHERE against the committed row and updates nothing.
+        let row = sqlx::query(
+            "UPDATE environments SET credential_digest = $1, enrollment_digest = NULL \
+             WHERE enrollment_digest = $2 RETURNING id",
+        )
+        .bind(credential_digest)
+        .bind(enrollment_digest)
+        .fetch_optional(&self.pool)
+        .await;
+        let row = conflict(row.map_err(StoreError::from))?;
+        Ok(row.map(|r| r.get("id")))
+    }
+
+    async fn set_enrollment_digest(
+        &self,
+        project: &str,
+        id: &str,
+        enrollment_digest: &str,
+    ) -> Result<bool> {
+        let n = self
+            .write_all(vec![Statement::new(
+                "UPDATE environments SET enrollment_digest = $1 WHERE id = $2 AND project_id = $3",
+                vec![
+                    Bind::Text(enrollment_digest.to_owned()),
+                    Bind::Text(id.to_owned()),
+                    Bind::Text(project.to_owned()),
+                ],
+            )])
+            .await?;
+        Ok(n[0] == 1)
+    }
+}

@@ -1,0 +1,161 @@
+//! [`SubagentStore`] on PostgreSQL: the `subagents`, `subagent_turns` and `subagent_items`
+//! tables, and the statements a [`crate::SessionWrite`] adds for them.
+
+use async_trait::async_trait;
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+
+use super::query::{Cond, Listing, of_session, page};
+use super::{PgStore, texts};
+use crate::subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
+use crate::writer::{Bind, Statement};
+use crate::{Page, PageQuery, Result, SessionWrite};
+
+fn subagent(row: &PgRow) -> SubagentRecord {
+    SubagentRecord {
+        id: row.get("id"),
+        session_id: row.get("session_id"),
+        doc: row.get("doc"),
+    }
+}
+
+fn child_turn(row: &PgRow) -> ChildTurnRecord {
+    ChildTurnRecord {
+        id: row.get("id"),
+        session_id: row.get("session_id"),
+        subagent_id: row.get("subagent_id"),
+        doc: row.get("doc"),
+    }
+}
+
+fn child_item(row: &PgRow) -> ChildItemRecord {
+    ChildItemRecord {
+        id: row.get("id"),
+        session_id: row.get("session_id"),
+        subagent_id: row.get("subagent_id"),
+        turn_id: row.get("turn_id"),
+        doc: row.get("doc"),
+    }
+}
+
+/// One Subagent's rows of a Session.
+fn of_subagent(project: &str, session_id: &str, subagent_id: &str) -> Vec<Cond> {
+    let mut scope = of_session(project, session_id);
+    scope.push(Cond::new(
+        "subagent_id = ?",
+        [Bind::Text(subagent_id.to_owned())],
+    ));
+    scope
+}
+
+/// The upserts of a write's Subagent rows (they target the (session_id, id) key, as Turns do).
+pub(super) fn statements(w: &mut SessionWrite) -> Vec<Statement> {
+    let mut out = Vec::new();
+    out.extend(std::mem::take(&mut w.subagents).into_iter().map(|s| {
+        Statement::new(
+            "INSERT INTO subagents (id, session_id, doc) VALUES ($1, $2, $3) \
+             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
+            texts([s.id, s.session_id, s.doc]),
+        )
+    }));
+    out.extend(std::mem::take(&mut w.child_turns).into_iter().map(|t| {
+        Statement::new(
+            "INSERT INTO subagent_turns (id, session_id, subagent_id, doc) \
+             VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
+            texts([t.id, t.session_id, t.subagent_id, t.doc]),
+        )
+    }));
+    out.extend(std::mem::take(&mut w.child_items).into_iter().map(|i| {
+        Statement::new(
+            "INSERT INTO subagent_items (id, session_id, subagent_id, turn_id, doc) \
+             VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
+            texts([i.id, i.session_id, i.subagent_id, i.turn_id, i.doc]),
+        )
+    }));
+    out
+}
+
+#[async_trait]
+impl SubagentStore for PgStore {
+    async fn get_subagent(
+        &self,
+        project: &str,
+        session_id: &str,
+        id: &str,
+    ) -> Result<Option<SubagentRecord>> {
+        let sql = "SELECT * FROM subagents WHERE id = $2 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
+        self.one(sql, &[session_id, id, project], subagent).await
+    }
+
+    async fn list_subagents(
+        &self,
+        project: &str,
+        session_id: &str,
+        q: &PageQuery,
+    ) -> Result<Page<SubagentRecord>> {
+        let l = Listing {
+            table: "subagents",
+            scope: of_session(project, session_id),
+            filter: vec![],
+            row: subagent,
+        };
+        page(&self.pool, l, q).await
+    }
+
+    async fn get_child_turn(
+        &self,
+        project: &str,
+        session_id: &str,
+        subagent_id: &str,
+        turn_id: &str,
+    ) -> Result<Option<ChildTurnRecord>> {
+        let sql = "SELECT * FROM subagent_turns WHERE subagent_id = $2 AND id = $3 AND \
+                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $4)";
+        self.one(
+            sql,
+            &[session_id, subagent_id, turn_id, project],
+            child_turn,
+        )
+        .await
+    }
+
+    async fn list_child_turns(
+        &self,
+        project: &str,
+        session_id: &str,
+        subagent_id: &str,
+        q: &PageQuery,
+    ) -> Result<Page<ChildTurnRecord>> {
+        let l = Listing {
+            table: "subagent_turns",
+            scope: of_subagent(project, session_id, subagent_id),
+            filter: vec![],
+            row: child_turn,
+        };
+        page(&self.pool, l, q).await
+    }
+
+    async fn list_child_items(
+        &self,
+        project: &str,
+        session_id: &str,
+        subagent_id: &str,
+        turn_id: Option<&str>,
+        q: &PageQuery,
+    ) -> Result<Page<ChildItemRecord>> {
+        let filter = turn_id
+            .map(|t| Cond::new("turn_id = ?", [Bind::Text(t.to_owned())]))
+            .into_iter()
+            .collect();
+        let l = Listing {
+            table: "subagent_items",
+            scope: of_subagent(project, session_id, subagent_id),
+            filter,
+            row: child_item,
+        };
+        page(&self.pool, l, q).await
+    }
+}

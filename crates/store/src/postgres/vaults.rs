@@ -1,0 +1,194 @@
+//! [`VaultStore`] on PostgreSQL: the `vaults` and `vault_credentials` tables.
+
+use async_trait::async_trait;
+use sqlx::Row;
+use sqlx::postgres::PgRow;
+
+use super::query::{Cond, Listing, of_project, page};
+use super::{PgStore, metadata_pair};
+use crate::vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
+use crate::writer::{Bind, Statement};
+use crate::{Page, PageQuery, Result};
+
+fn vault(row: &PgRow) -> VaultRecord {
+    VaultRecord {
+        id: row.get("id"),
+        project_id: row.get("project_id"),
+        created_at: row.get("created_at"),
+        status: row.get("status"),
+        metadata: row.get("metadata"),
+        doc: row.get("doc"),
+    }
+}
+
+fn credential(row: &PgRow) -> CredentialRecord {
+    CredentialRecord {
+        id: row.get("id"),
+        project_id: row.get("project_id"),
+        vault_id: row.get("vault_id"),
+        created_at: row.get("created_at"),
+        status: row.get("status"),
+        metadata: row.get("metadata"),
+        doc: row.get("doc"),
+    }
+}
+
+/// The filter conditions on a table with `status` and `metadata` columns.
+fn conditions(f: &VaultFilter, vaults: bool) -> Vec<Cond> {
+    let mut out = Vec::new();
+    if !f.status.is_empty() {
+        // At most the two statuses; one `IN` per count keeps every fragment fixed.
+        let sql = match f.status.len() {
+            1 => "status IN (?)",
+            _ => "status IN (?, ?)",
+        };
+        let binds: Vec<Bind> = f.status.iter().take(2).cloned().map(Bind::Text).collect();
+        out.push(Cond::new(sql, binds));
+    }
+    for (k, v) in &f.metadata {
+        let sql = if vaults {
+            "EXISTS (SELECT 1 FROM json_each(vaults.metadata::json) AS m \
+             WHERE m.key = ? AND json_typeof(m.value) = 'string' AND m.value #>> '{}' = ?)"
+        } else {
+            "EXISTS (SELECT 1 FROM json_each(vault_credentials.metadata::json) AS m \
+             WHERE m.key = ? AND json_typeof(m.value) = 'string' AND m.value #>> '{}' = ?)"
+        };
+        out.push(metadata_pair(sql, k, v));
+    }
+    out
+}
+
+#[async_trait]
+impl VaultStore for PgStore {
+    async fn put_vault(&self, v: &VaultRecord) -> Result<()> {
+        self.write_all(vec![Statement::new(
+            "INSERT INTO vaults (id, created_at, status, metadata, doc, project_id) \
+             VALUES ($1, $2, $3, $4, $5, $6) \
+             ON CONFLICT (id) DO UPDATE SET status = excluded.status, \
+             metadata = excluded.metadata, doc = excluded.doc \
+             WHERE vaults.project_id = excluded.project_id",
+            vec![
+                Bind::Text(v.id.clone()),
+                Bind::I64(v.created_at),
+                Bind::Text(v.status.clone()),
+                Bind::Text(v.metadata.clone()),
+                Bind::Text(v.doc.clone()),
+                Bind::Text(v.project_id.clone()),
+            ],
+        )])
+        .await
+        .map(drop)
+    }
+
+    async fn get_vault(&self, project: &str, id: &str) -> Result<Option<VaultRecord>> {
+        let sql = "SELECT * FROM vaults WHERE id = $1 AND project_id = $2";
+        self.one(sql, &[id, project], vault).await
+    }
+
+    async fn list_vaults(
+        &self,
+        project: &str,
+        q: &PageQuery,
+        f: &VaultFilter,
+    ) -> Result<Page<VaultRecord>> {
+        let l = Listing {
+            table: "vaults",
+            scope: of_project(project),
+            filter: conditions(f, true),
+            row: vault,
+        };
+        page(&self.pool, l, q).await
+    }
+
+    async fn delete_vault(&self, project: &str, id: &str) -> Result<bool> {
+        // Its credentials go with it (ON DELETE CASCADE).
+        let sql = "DELETE FROM vaults WHERE id = $1 AND project_id = $2";
+        let binds = vec![Bind::Text(id.to_owned()), Bind::Text(project.to_owned())];
+        Ok(self.write1(sql, binds).await? == 1)
+    }
+
+    async fn put_credential(&self, c: &CredentialRecord) -> Result<()> {
+        self.write_all(vec![Statement::new(
+            "INSERT INTO vault_credentials \
+             (id, vault_id, created_at, status, metadata, doc, project_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) \
+             ON CONFLICT (id) DO UPDATE SET status = excluded.status, \
+             metadata = excluded.metadata, doc = excluded.doc \
+             WHERE vault_credentials.project_id = excluded.project_id",
+            vec![
+                Bind::Text(c.id.clone()),
+                Bind::Text(c.vault_id.clone()),
+                Bind::I64(c.created_at),
+                Bind::Text(c.status.clone()),
+                Bind::Text(c.metadata.clone()),
+                Bind::Text(c.doc.clone()),
+                Bind::Text(c.project_id.clone()),
+            ],
+        )])
+        .await
+        .map(drop)
+    }
+
+    async fn get_credential(
+        &self,
+        project: &str,
+        vault_id: &str,
+        id: &str,
+    ) -> Result<Option<CredentialRecord>> {
+        let sql =
+            "SELECT * FROM vault_credentials WHERE vault_id = $1 AND id = $2 AND project_id = $3";
+        self.one(sql, &[vault_id, id, project], credential).await
+    }
+
+    async fn list_credentials(
+        &self,
+        project: &str,
+        vault_id: &str,
+        q: &PageQuery,
+        f: &VaultFilter,
+    ) -> Result<Page<CredentialRecord>> {
+        let l = Listing {
+            table: "vault_credentials",
+            scope: vec![Cond::new(
+                "vault_id = ? AND project_id = ?",
+                [
+                    Bind::Text(vault_id.to_owned()),
+                    Bind::Text(project.to_owned()),
+                ],
+            )],
+            filter: conditions(f, false),
+            row: credential,
+        };
+        page(&self.pool, l, q).await
+    }
+
+    async fn credentials_of(
+        &self,
+        project: &str,
+        vault_ids: &[String],
+    ) -> Result<Vec<CredentialRecord>> {
+        // In the order the Vaults are given, then creation order, as the SQLite engine's
+        // one query per Vault gives.
+        let rows = sqlx::query(
+            "SELECT c.* FROM vault_credentials c \
+             JOIN unnest($1::text[]) WITH ORDINALITY AS v (id, n) ON c.vault_id = v.id \
+             WHERE c.project_id = $2 AND c.status = 'active' ORDER BY v.n, c.seq",
+        )
+        .bind(vault_ids)
+        .bind(project)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.iter().map(credential).collect())
+    }
+
+    async fn delete_credential(&self, project: &str, vault_id: &str, id: &str) -> Result<bool> {
+        let sql =
+            "DELETE FROM vault_credentials WHERE vault_id = $1 AND id = $2 AND project_id = $3";
+        let binds = vec![
+            Bind::Text(vault_id.to_owned()),
+            Bind::Text(id.to_owned()),
+            Bind::Text(project.to_owned()),
+        ];
+        Ok(self.write1(sql, binds).await? == 1)
+    }
+}

@@ -1,0 +1,77 @@
+//! The store `serve` runs on: the embedded SQLite file in the data directory, or PostgreSQL
+//! with `--database-url`; and the data key check both run before Core starts.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::Context;
+use switchboard_core::secrets::SecretBox;
+use switchboard_store::{KeyCheckStore, PgStore, Store};
+
+/// What the canary seals; any key opens its own sealing of it, no other key does.
+const CANARY: &str = "switchboard data key check v1";
+
+/// Opens the store (`database_url`: PostgreSQL, else the data directory's SQLite file) and
+/// checks that `secrets` holds the key the database's secrets were sealed with.
+pub async fn open(
+    data_dir: &Path,
+    database_url: Option<&str>,
+    secrets: &SecretBox,
+) -> anyhow::Result<Arc<dyn Store>> {
+    match database_url {
+        Some(url) => {
+            // The URL may carry a password: never in a message.
+            let store = PgStore::open(url)
+                .await
+                .context("opening the PostgreSQL store (--database-url)")?;
+            check_data_key(&store, secrets).await?;
+            Ok(Arc::new(store))
+        }
+        None => {
+            let store = crate::serve::open_store(data_dir).await?;
+            check_data_key(&store, secrets).await?;
+            Ok(Arc::new(store))
+        }
+    }
+}
+
+/// The first start stores a canary sealed with its key; every later start must open it. A
+/// process with another key refuses to start rather than seal secrets no other could read.
+pub async fn check_data_key(store: &dyn KeyCheckStore, secrets: &SecretBox) -> anyhow::Result<()> {
+    let candidate = secrets.seal(CANARY).context("sealing the data key check")?;
+    let stored = store
+        .key_check(&candidate)
+        .await
+        .context("reading the data key check")?;
+    match secrets.open(&stored) {
+        Ok(plain) if plain == CANARY => Ok(()),
+        _ => anyhow::bail!(
+            "the data key is not the one this database's secrets were sealed with; refusing to \
+             start rather than write secrets that cannot be read back (give the deployment's key \
+             with --data-key-file or SWITCHBOARD_DATA_KEY_FILE)"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_first_key_is_kept_and_another_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::serve::open_store(dir.path()).await.unwrap();
+        let first = SecretBox::from_key(&[7; 32]).unwrap();
+        check_data_key(&store, &first).await.unwrap();
+        // The same key again (a restart, another replica) passes.
+        check_data_key(&store, &first).await.unwrap();
+        let other = SecretBox::from_key(&[8; 32]).unwrap();
+        let refused = check_data_key(&store, &other).await.unwrap_err();
+        assert!(
+            refused.to_string().starts_with(
+                "the data key is not the one this database's secrets were sealed with"
+            ),
+            "{refused}"
+        );
+    }
+}
