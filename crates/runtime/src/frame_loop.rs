@@ -371,8 +371,18 @@ impl Loop {
             state_dir,
             placement,
         };
-        // Preparing launches the harness process: it waits for a slot like a Turn does.
-        self.sessions.reserve_for_preparation(&session_id).await;
+        // Preparing launches the harness process: it waits for a slot like a Turn does, and
+        // Core hears that it waits (`queued`), then that it goes on (`preparing` again), so its
+        // bound on the preparation does not count the wait.
+        let queued = self.preparation(&session_id, PreparationState::Queued, None);
+        if self
+            .sessions
+            .reserve_for_preparation(&session_id, queued)
+            .await
+        {
+            self.preparation(&session_id, PreparationState::Preparing, None)
+                .await;
+        }
         let prepared = adapter
             .prepare(request)
             .await

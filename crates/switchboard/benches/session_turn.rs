@@ -341,6 +341,7 @@ async fn start_core(data_dir: &Path, model: &MockModel) -> String {
             runtime_token: None,
             public_url: "http://127.0.0.1:9".into(),
             reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
+            preparation_timeout: switchboard_core::state::PREPARATION_TIMEOUT,
         },
         providers,
     ));

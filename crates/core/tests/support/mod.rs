@@ -88,6 +88,7 @@ impl Peer {
                 runtime_token: None,
                 public_url: root.clone(),
                 reservation_deadline: deadline,
+                preparation_timeout: switchboard_core::state::PREPARATION_TIMEOUT,
             },
             Some(provider),
         ));

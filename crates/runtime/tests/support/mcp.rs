@@ -135,7 +135,11 @@ pub async fn prepare(
         let RuntimeToCore::PreparationStatus(status) = frame.message else {
             panic!("expected preparation_status, got {frame:?}");
         };
-        if status.state != PreparationState::Preparing {
+        // `queued`: waiting for a process slot; the outcome follows.
+        if !matches!(
+            status.state,
+            PreparationState::Preparing | PreparationState::Queued
+        ) {
             return (status.state, status.error);
         }
     }
