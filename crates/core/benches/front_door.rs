@@ -115,6 +115,7 @@ fn main() {
                 runtime_token: None,
                 public_url: "http://127.0.0.1:9".into(),
                 reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
+                preparation_timeout: switchboard_core::state::PREPARATION_TIMEOUT,
             },
             None,
         ));

@@ -399,11 +399,15 @@ async fn serve_link(
         }
         Opening::Failed => return close(sink, close_code::ERROR, "internal error").await,
     };
+    // Registered before the welcome: a Runtime that has its welcome may connect again at once,
+    // and that newer connection must find this one to replace (registering after the send let
+    // a loaded Core register the older connection last, closing the newer one instead).
+    let (connection, mut replaced) = connections.register(&authority, &hello.runtime_id);
     if sink.send(Message::Text(welcome.into())).await.is_err() {
+        connections.unregister(&authority, &hello.runtime_id, connection);
         return;
     }
     tracing::info!(runtime = %hello.runtime_id, version = %hello.runtime_version, environment = ?authority, "Runtime connected");
-    let (connection, mut replaced) = connections.register(&authority, &hello.runtime_id);
 
     let (to_runtime, mut outbound) = mpsc::channel::<Envelope<CoreToRuntime>>(CHANNEL_CAPACITY);
     let (inbound, from_runtime) = mpsc::channel::<Envelope<RuntimeToCore>>(CHANNEL_CAPACITY);

@@ -24,7 +24,12 @@ pub struct CoreConfig {
     pub public_url: String,
     /// How long input on an Environment Session waits for its Environment (5 minutes).
     pub reservation_deadline: std::time::Duration,
+    /// How long a Runtime may take to prepare a Session, a wait for a process slot aside
+    /// ([`PREPARATION_TIMEOUT`]; shorter only in tests).
+    pub preparation_timeout: std::time::Duration,
 }
+
+pub use crate::session::engine::PREPARATION_TIMEOUT;
 
 /// core-contracts §6.8: input on an Environment Session waits at most 5 minutes.
 pub const RESERVATION_DEADLINE: std::time::Duration = std::time::Duration::from_secs(300);
@@ -59,6 +64,7 @@ impl AppState {
                 crate::session::engine::EngineSettings {
                     public_url: config.public_url.clone(),
                     reservation_deadline: config.reservation_deadline,
+                    preparation_timeout: config.preparation_timeout,
                 },
             ),
             keys: KeyCache::new(&config.data_dir),

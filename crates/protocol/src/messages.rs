@@ -197,6 +197,9 @@ pub struct Heartbeat {
 #[serde(rename_all = "snake_case")]
 pub enum PreparationState {
     Preparing,
+    /// The preparation waits for a harness process slot (every slot runs a Turn); `preparing`
+    /// follows once it has one. Core bounds the preparation, not this wait.
+    Queued,
     Ready,
     Failed,
     Released,

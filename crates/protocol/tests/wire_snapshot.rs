@@ -705,7 +705,7 @@ fn values() -> Value {
         "OutputFormatType": spellings(&[OutputFormatType::JsonSchema]),
         "WorkspacePlacement": spellings(&[WorkspacePlacement::SelfHosted, WorkspacePlacement::Managed]),
         "NetworkAccess": spellings(&[NetworkAccess::Enabled, NetworkAccess::Disabled]),
-        "PreparationState": spellings(&[PreparationState::Preparing, PreparationState::Ready, PreparationState::Failed, PreparationState::Released]),
+        "PreparationState": spellings(&[PreparationState::Preparing, PreparationState::Queued, PreparationState::Ready, PreparationState::Failed, PreparationState::Released]),
         "MessageStatus": spellings(&[MessageStatus::InProgress, MessageStatus::Completed]),
         "MessagePhase": spellings(&[MessagePhase::Commentary, MessagePhase::FinalAnswer]),
         "CommandStatus": spellings(&[CommandStatus::InProgress, CommandStatus::Completed, CommandStatus::Failed, CommandStatus::Declined]),

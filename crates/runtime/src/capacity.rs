@@ -1,4 +1,4 @@
-//! How many live harness processes a Runtime keeps by default.
+//! How many live harness processes a Runtime keeps by default, and how many it starts at once.
 //!
 //! A resident `codex app-server` costs about 22 MB of private memory and a Claude Code process
 //! more; a Turn's tools and model traffic add to it. The default budgets
@@ -13,6 +13,16 @@ pub const BUDGET_PER_PROCESS: u64 = 128 * 1024 * 1024;
 pub const FLOOR: usize = 4;
 /// The most live processes a default allows.
 pub const CEILING: usize = 1024;
+
+/// Harness processes started at once per core by default.
+pub const LAUNCHES_PER_CORE: usize = 2;
+
+/// The default `RuntimeOptions::max_concurrent_launches`: [`LAUNCHES_PER_CORE`] per core the
+/// process may use, at least 2.
+pub fn default_concurrent_launches() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    cores.saturating_mul(LAUNCHES_PER_CORE).max(2)
+}
 
 /// The default `--max-live-harnesses` for this machine.
 pub fn default_max_live_harnesses() -> usize {

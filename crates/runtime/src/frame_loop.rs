@@ -54,6 +54,11 @@ pub struct RuntimeOptions {
     /// At most this many harness processes live at once; a Turn needing one more waits
     /// queued until the least recently used idle one can be evicted (`crate::sessions`).
     pub max_live_harnesses: usize,
+    /// At most this many harness processes start at once; more preparations wait (reported
+    /// `queued`). Launching is the CPU-heavy part of a Session (~0.5 s of CPU for codex):
+    /// hundreds at once on a few cores starve each other past the adapters' control timeouts,
+    /// and those Turns would fail. Default: [`crate::capacity::default_concurrent_launches`].
+    pub max_concurrent_launches: usize,
     /// Where managed workspaces and sandbox relays live.
     pub workspaces: WorkspaceOptions,
 }
@@ -69,6 +74,7 @@ impl RuntimeOptions {
             idle_timeout: Duration::from_secs(5 * 60),
             heartbeat_interval: Duration::from_secs(15),
             max_live_harnesses: crate::capacity::default_max_live_harnesses(),
+            max_concurrent_launches: crate::capacity::default_concurrent_launches(),
             workspaces: WorkspaceOptions::for_data_dir(&data_dir),
         }
     }
@@ -83,6 +89,8 @@ struct Loop {
     workspaces: Workspaces,
     /// The provider relays of prepared network-disabled Sessions, ended at release.
     relays: Mutex<HashMap<String, Forwarder>>,
+    /// Permits to start a harness process (`RuntimeOptions::max_concurrent_launches`).
+    launches: Arc<tokio::sync::Semaphore>,
 }
 
 /// Serves frames until `inbound` closes, then ends every Session's native process.
@@ -98,7 +106,11 @@ pub async fn serve_frames(
     heartbeat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut changes = registry.changes();
     let workspaces = Workspaces::new(options.workspaces.clone(), registry.bwrap().cloned());
+    let launches = Arc::new(tokio::sync::Semaphore::new(
+        options.max_concurrent_launches.max(1),
+    ));
     let this = Arc::new(Loop {
+        launches,
         registry,
         options,
         sessions,
@@ -371,8 +383,30 @@ impl Loop {
             state_dir,
             placement,
         };
-        // Preparing launches the harness process: it waits for a slot like a Turn does.
-        self.sessions.reserve_for_preparation(&session_id).await;
+        // Preparing launches the harness process: it waits for a slot like a Turn does, and
+        // Core hears that it waits (`queued`), then that it goes on (`preparing` again), so its
+        // bound on the preparation does not count the wait.
+        let queued = self.preparation(&session_id, PreparationState::Queued, None);
+        let mut waited = self
+            .sessions
+            .reserve_for_preparation(&session_id, queued)
+            .await;
+        // Then for a launch permit, reported the same way.
+        let launch = match self.launches.clone().try_acquire_owned() {
+            Ok(permit) => Some(permit),
+            Err(_) => {
+                if !waited {
+                    self.preparation(&session_id, PreparationState::Queued, None)
+                        .await;
+                    waited = true;
+                }
+                self.launches.clone().acquire_owned().await.ok()
+            }
+        };
+        if waited {
+            self.preparation(&session_id, PreparationState::Preparing, None)
+                .await;
+        }
         let prepared = adapter
             .prepare(request)
             .await
@@ -380,6 +414,7 @@ impl Loop {
                 Some(gateway) => Box::new(WithGateway { executor, gateway }),
                 None => executor,
             });
+        drop(launch);
         match prepared {
             Ok(executor) => {
                 if let Some(relay) = relay {

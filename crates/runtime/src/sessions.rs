@@ -11,7 +11,8 @@
 //! has ended. A Session is busy (never evicted)
 //! from its Turn's start until the Turn's terminal event, which covers a Turn waiting on a
 //! function result. With every slot busy the queue waits, in order, until a Turn ends; a queued
-//! Turn never fails for want of a slot, and can be cancelled. A slot is counted from its grant
+//! Turn never fails for want of a slot, and can be cancelled; a waiting preparation reports
+//! `queued` to Core, whose bound on preparing does not count the wait. A slot is counted from its grant
 //! until its process is known gone, so the live processes never exceed the bound.
 //!
 //! A holder idle for `idle_timeout` is evicted too. Each idle period arms one timer task; a Turn
@@ -257,7 +258,10 @@ impl Sessions {
     /// Waits until the Session of the queued Run `run_id` holds a process slot, evicting the
     /// least recently used idle holder when none is free, and marks it busy.
     pub async fn admit(&self, session_id: &str, run_id: &str) -> Admission {
-        match self.wait_for_slot(run_id, Some(session_id)).await {
+        let (granted, _) = self
+            .wait_for_slot(run_id, Some(session_id), None::<std::future::Ready<()>>)
+            .await;
+        match granted {
             Granted::Session(executor) => Admission::Granted(executor),
             Granted::Reservation => Admission::Gone,
             Granted::Cancelled => Admission::Cancelled,
@@ -267,11 +271,18 @@ impl Sessions {
 
     /// Waits for a slot for a preparation of `session_id` (preparing launches the harness
     /// process). The slot is reserved until [`Sessions::insert`] keeps the prepared executor
-    /// or [`Sessions::preparation_failed`] gives it back.
-    pub async fn reserve_for_preparation(&self, session_id: &str) {
+    /// or [`Sessions::preparation_failed`] gives it back. When it has to wait behind busy
+    /// slots, `queued` runs first (the Runtime tells Core, whose preparation bound must not
+    /// count the wait). Whether it waited.
+    pub async fn reserve_for_preparation(
+        &self,
+        session_id: &str,
+        queued: impl Future<Output = ()>,
+    ) -> bool {
         let key = preparation_key(session_id);
         self.tables().queue.push_back(key.clone());
-        self.wait_for_slot(&key, None).await;
+        let (_, waited) = self.wait_for_slot(&key, None, Some(queued)).await;
+        waited
     }
 
     /// A preparation that held a reserved slot failed: the slot is free again.
@@ -282,7 +293,14 @@ impl Sessions {
         self.wake();
     }
 
-    async fn wait_for_slot(&self, key: &str, session_id: Option<&str>) -> Granted {
+    /// Waits for `key`'s slot; `queued` runs once if it has to wait. The grant, and whether
+    /// it waited.
+    async fn wait_for_slot(
+        &self,
+        key: &str,
+        session_id: Option<&str>,
+        mut queued: Option<impl Future<Output = ()>>,
+    ) -> (Granted, bool) {
         let mut announced = false;
         loop {
             // Subscribed before looking, so a change made after the look wakes this wait.
@@ -290,13 +308,20 @@ impl Sessions {
             match self.step(key, session_id) {
                 Step::Done(granted) => {
                     self.wake();
-                    return granted;
+                    return (granted, announced);
                 }
                 Step::Wait => {
-                    if !announced && session_id.is_some() {
+                    if !announced {
                         announced = true;
-                        let run_id = key.to_owned();
-                        let _ = self.notices.send(Notice::Queued { run_id });
+                        if session_id.is_some() {
+                            let run_id = key.to_owned();
+                            let _ = self.notices.send(Notice::Queued { run_id });
+                        }
+                        if let Some(queued) = queued.take() {
+                            queued.await;
+                            // A slot may have freed meanwhile: look again before waiting.
+                            continue;
+                        }
                     }
                     // The sender lives as long as `self`.
                     let _ = changed.changed().await;

@@ -16,9 +16,8 @@ use support::mcp::*;
 use support::mcp_stdio::*;
 use support::scratch;
 use switchboard_mock_model::mcp_tool_turn;
+use switchboard_protocol::McpCallStatus;
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::messages::{PreparationState, TurnOutcome};
-use switchboard_protocol::{McpCallStatus, RuntimeToCore};
 
 async fn connects_from_the_workspace(harness: HarnessId, test: &str) {
     let Some(binary) = binary(harness, test) else {
@@ -44,30 +43,18 @@ async fn connects_from_the_workspace(harness: HarnessId, test: &str) {
     config.workspace = Some(self_hosted("env_home", project.path()));
 
     let mut runtime = runtime(harness, binary, state.path());
-    let (prepared, error) = prepare(&mut runtime, "sess_1", config).await;
-    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
-    // The harness holds the server's own URL (codex's override, claude's MCP config).
+    let frames = prepared_turn(&mut runtime, "sess_1", config, "News?").await;
+    // The harness held the server's own URL (codex's override, claude's MCP config).
     assert!(
         !command_lines_with(&fixture.url).is_empty(),
         "no harness was given {}",
         fixture.url
     );
-    let frames = turn(&mut runtime, "sess_1", "News?").await;
-    let Some(RuntimeToCore::Done(done)) = frames.last() else {
-        panic!("{frames:?}")
-    };
-    assert_eq!(done.outcome, TurnOutcome::Completed, "{frames:?}");
-    let calls = mcp_calls(&frames);
-    assert_eq!(calls.len(), 2, "{calls:?}");
-    let call = &calls[1];
-    assert_eq!(call.status, McpCallStatus::Completed, "{call:?}");
-    assert_eq!(
-        (call.server_label.as_str(), call.name.as_str()),
-        ("wiki", "get_news")
-    );
-    assert_eq!(
-        call.output.as_deref(),
-        Some("get_news in Oslo: nothing happened")
+    completed_call(
+        &frames,
+        "wiki",
+        "get_news",
+        "get_news in Oslo: nothing happened",
     );
 
     let record = record(&record_path);
@@ -106,16 +93,10 @@ async fn a_bearer_is_added_by_the_gateway(harness: HarnessId, test: &str) {
     config.mcp_environment_servers = vec![wiki];
     config.workspace = Some(self_hosted("env_home", project.path()));
     let mut runtime = runtime(harness, binary, state.path());
-    let (prepared, error) = prepare(&mut runtime, "sess_1", config).await;
-    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
-    // The harness holds neither the bearer nor the server's own URL: only the gateway's.
+    let frames = prepared_turn(&mut runtime, "sess_1", config, "Time?").await;
+    // The harness held neither the bearer nor the server's own URL: only the gateway's.
     assert!(command_lines_with(CANARY).is_empty());
     assert!(command_lines_with(&fixture.url).is_empty());
-    let frames = turn(&mut runtime, "sess_1", "Time?").await;
-    let Some(RuntimeToCore::Done(done)) = frames.last() else {
-        panic!("{frames:?}")
-    };
-    assert_eq!(done.outcome, TurnOutcome::Completed, "{frames:?}");
     let calls = mcp_calls(&frames);
     assert_eq!(
         calls.last().map(|c| c.status),

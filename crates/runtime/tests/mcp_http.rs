@@ -48,16 +48,8 @@ async fn full_turn_with_bearer(harness: HarnessId, test: &str) {
     lab.bearer = Some(BEARER.into());
     lab.headers = Map::from_iter([("X-Team".to_owned(), json!("support"))]);
     lab.required = true;
-    let (prepared, error) = prepare(
-        &mut runtime,
-        "sess_1",
-        configuration(harness, &model, vec![lab]),
-    )
-    .await;
-    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
-
-    let frames = turn(&mut runtime, "sess_1", "Weather in Paris?").await;
-    assert_eq!(outcome(&frames), TurnOutcome::Completed, "{frames:?}");
+    let config = configuration(harness, &model, vec![lab]);
+    let frames = prepared_turn(&mut runtime, "sess_1", config, "Weather in Paris?").await;
 
     let calls = mcp_calls(&frames);
     assert_eq!(calls.len(), 2, "{calls:?}");
@@ -129,15 +121,8 @@ async fn allowlists_anonymous_and_optional(harness: HarnessId, test: &str) {
         server("all", &all.url(), None),
         server("down", &dead_url(), None),
     ];
-    let (prepared, error) = prepare(
-        &mut runtime,
-        "sess_1",
-        configuration(harness, &model, servers),
-    )
-    .await;
-    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
-    let frames = turn(&mut runtime, "sess_1", "hello").await;
-    assert_eq!(outcome(&frames), TurnOutcome::Completed, "{frames:?}");
+    let config = configuration(harness, &model, servers);
+    prepared_turn(&mut runtime, "sess_1", config, "hello").await;
 
     let first = model_requests(&model).into_iter().next().unwrap();
     let mut mcp_tools: Vec<String> = offered(&first)

@@ -11,9 +11,7 @@ use support::mcp::*;
 use support::mcp_stdio::*;
 use support::scratch;
 use switchboard_mock_model::Scenario;
-use switchboard_protocol::RuntimeToCore;
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::messages::{PreparationState, TurnOutcome};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_stdio_allowed_tools_of_one_exposes_exactly_one() {
@@ -50,13 +48,7 @@ async fn codex_stdio_allowed_tools_of_one_exposes_exactly_one() {
     config.workspace = Some(workspace);
 
     let mut runtime = runtime(HarnessId::Codex, binary, state.path());
-    let (prepared, error) = prepare(&mut runtime, "sess_1", config).await;
-    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
-    let frames = turn(&mut runtime, "sess_1", "hello").await;
-    let Some(RuntimeToCore::Done(done)) = frames.last() else {
-        panic!("{frames:?}")
-    };
-    assert_eq!(done.outcome, TurnOutcome::Completed, "{frames:?}");
+    prepared_turn(&mut runtime, "sess_1", config, "hello").await;
 
     let first = model_requests(&model).into_iter().next().unwrap();
     let mcp_tools: Vec<String> = offered(&first)

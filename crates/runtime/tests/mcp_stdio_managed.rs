@@ -9,15 +9,14 @@
 mod support;
 
 use serde_json::json;
-use support::mcp::{binary, configuration, mcp_calls, model, model_requests, prepare, turn};
+use support::mcp::{binary, completed_call, configuration, model, model_requests, prepared_turn};
 use support::mcp_stdio::*;
 use support::scratch;
 use support::workspace::{bwrap, managed_dir};
 use switchboard_mock_model::mcp_tool_turn;
+use switchboard_protocol::MANAGED_WORKSPACE_DIRECTORY;
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::messages::{PreparationState, TurnOutcome};
 use switchboard_protocol::workspace::NetworkAccess;
-use switchboard_protocol::{MANAGED_WORKSPACE_DIRECTORY, McpCallStatus, RuntimeToCore};
 
 const VAR: &str = "LAB_TOKEN";
 const VALUE: &str = "lab-value-from-the-environment-9c1e";
@@ -49,24 +48,9 @@ async fn managed_stdio_turn(harness: HarnessId, test: &str) {
     ));
 
     let mut runtime = managed_runtime(harness, binary, data.path());
-    let (prepared, error) = prepare(&mut runtime, "sess_1", config).await;
-    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
-    let frames = turn(&mut runtime, "sess_1", "What is the token?").await;
-    let Some(RuntimeToCore::Done(done)) = frames.last() else {
-        panic!("{frames:?}")
-    };
-    assert_eq!(done.outcome, TurnOutcome::Completed, "{frames:?}");
-
-    let calls = mcp_calls(&frames);
-    assert_eq!(calls.len(), 2, "{calls:?}");
-    let call = &calls[1];
-    assert_eq!(call.status, McpCallStatus::Completed, "{call:?}");
-    assert_eq!(
-        (call.server_label.as_str(), call.name.as_str()),
-        ("labio", "read_env")
-    );
+    let frames = prepared_turn(&mut runtime, "sess_1", config, "What is the token?").await;
     let expected = format!("{VAR}={VALUE}");
-    assert_eq!(call.output.as_deref(), Some(expected.as_str()), "{call:?}");
+    completed_call(&frames, "labio", "read_env", &expected);
     let last = model_requests(&model).last().unwrap().to_string();
     assert!(
         last.contains(&expected),

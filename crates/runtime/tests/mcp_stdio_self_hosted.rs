@@ -15,8 +15,6 @@ use support::mcp_stdio::*;
 use support::scratch;
 use switchboard_mock_model::mcp_tool_turn;
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::messages::{PreparationState, TurnOutcome};
-use switchboard_protocol::{McpCallStatus, RuntimeToCore};
 
 const VAR: &str = "SWITCHBOARD_TEST_LAB_TOKEN";
 const VALUE: &str = "lab-value-from-the-users-machine-41d2";
@@ -53,25 +51,9 @@ async fn stdio_turn(harness: HarnessId, test: &str) {
     );
 
     let mut runtime = runtime(harness, binary, state.path());
-    let (prepared, error) = prepare(&mut runtime, "sess_1", config).await;
-    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
-    let frames = turn(&mut runtime, "sess_1", "What is the token?").await;
-    let Some(RuntimeToCore::Done(done)) = frames.last() else {
-        panic!("{frames:?}")
-    };
-    assert_eq!(done.outcome, TurnOutcome::Completed, "{frames:?}");
-
-    let calls = mcp_calls(&frames);
-    assert_eq!(calls.len(), 2, "{calls:?}");
-    assert_eq!(calls[0].status, McpCallStatus::InProgress);
-    let call = &calls[1];
-    assert_eq!(call.status, McpCallStatus::Completed, "{call:?}");
-    assert_eq!(
-        (call.server_label.as_str(), call.name.as_str()),
-        ("labio", "read_env")
-    );
+    let frames = prepared_turn(&mut runtime, "sess_1", config, "What is the token?").await;
     let expected = format!("{VAR}={VALUE}");
-    assert_eq!(call.output.as_deref(), Some(expected.as_str()), "{call:?}");
+    completed_call(&frames, "labio", "read_env", &expected);
     let last = model_requests(&model).last().unwrap().to_string();
     assert!(
         last.contains(&expected),

@@ -27,18 +27,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::serve::ListenerExt;
-use futures::{Stream, StreamExt};
 use serde_json::{Value, json};
-use switchboard_core::{AppState, CoreConfig, auth, router};
-use switchboard_execution::{HarnessId, ModelProvider, ProviderProtocol};
+use support::{Sse, env_usize, ms, percentile};
+use switchboard_execution::{ModelProvider, ProviderProtocol};
 use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
-use switchboard_runtime::{LocalRuntime, Locator, Registry, RuntimeOptions};
-use switchboard_store::SqliteStore;
+use switchboard_runtime::RuntimeOptions;
+
+mod support;
 
 const API_KEY: &str = "sk-sb-bench-scale";
 const REPLY: &str = "one two three four five six seven eight";
@@ -46,18 +44,12 @@ const DELTAS: u32 = 8;
 /// Bound on any single wait (200 concurrent Turns on two cores take a while).
 const WAIT: Duration = Duration::from_secs(600);
 
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
+    support::log_from_env();
     rt.block_on(run());
 }
 
@@ -188,15 +180,6 @@ struct Core {
 
 impl Core {
     async fn start(data_dir: &Path, model: &MockModel, max_live: usize) -> Core {
-        std::fs::create_dir_all(data_dir).expect("creating Core's data dir");
-        let store = SqliteStore::open(&data_dir.join("switchboard.sqlite"))
-            .await
-            .expect("opening the store");
-        let secrets = switchboard_core::secrets::SecretBox::load_or_create(data_dir)
-            .expect("creating the data key");
-        auth::bootstrap(&store, Some(API_KEY), switchboard_core::unix_now())
-            .await
-            .expect("creating the API key");
         let provider = ModelProvider {
             protocol: ProviderProtocol::Responses,
             base_url: format!("{}/v1", model.base_url()),
@@ -204,42 +187,14 @@ impl Core {
             context_window: None,
             max_output_tokens: None,
         };
-        let state = Arc::new(AppState::new(
-            Arc::new(store),
-            secrets,
-            CoreConfig {
-                data_dir: data_dir.to_owned(),
-                default_harness: HarnessId::Codex,
-                runtime_token: None,
-                public_url: "http://127.0.0.1:9".into(),
-                reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
-            },
-            [provider],
-        ));
-        let registry = Arc::new(Registry::standard(Locator::from_env(data_dir)));
         let options = RuntimeOptions {
             max_live_harnesses: max_live,
             ..RuntimeOptions::for_data_dir(data_dir)
         };
-        let (to_runtime, from_runtime) = LocalRuntime::start(registry, options).into_channels();
-        state
-            .engine
-            .attach("local".to_owned(), true, None, to_runtime, from_runtime);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("binding Core");
-        let addr = listener.local_addr().expect("Core's address");
-        let server = tokio::spawn(async move {
-            let listener = listener.tap_io(|tcp| {
-                let _ = tcp.set_nodelay(true);
-            });
-            axum::serve(listener, router(state))
-                .await
-                .expect("serving Core")
-        });
+        let (root, server) = support::start_core(data_dir, API_KEY, [provider], options).await;
         let core = Core {
             http: reqwest::Client::new(),
-            root: format!("http://{addr}"),
+            root,
             server,
         };
         core.wait_ready().await;
@@ -302,7 +257,7 @@ impl Core {
             .await
             .expect("GET …/events");
         assert_eq!(response.status().as_u16(), 200);
-        let mut stream = Sse::new(response);
+        let mut stream = Sse::new(response, WAIT);
         let events = json!({"events": [{"type": "agent.session.input.message", "input": text}]});
         let response = self
             .api(
@@ -316,7 +271,7 @@ impl Core {
         assert_eq!(response.status().as_u16(), 202);
         let mut ended = false;
         loop {
-            let event = stream.next().await;
+            let (event, _) = stream.next().await;
             match event["type"].as_str().unwrap_or_default() {
                 "agent.session.turn.completed" => ended = true,
                 "agent.session.idle" if ended => return,
@@ -339,10 +294,10 @@ impl Core {
             .await
             .expect("POST /agents/sessions");
         assert_eq!(response.status().as_u16(), 201);
-        let mut stream = Sse::new(response);
+        let mut stream = Sse::new(response, WAIT);
         let (mut text, mut completed, mut id) = (String::new(), false, None);
         loop {
-            let event = stream.next().await;
+            let (event, _) = stream.next().await;
             if id.is_none() {
                 id = event["session_id"]
                     .as_str()
@@ -416,53 +371,4 @@ fn harness_children() -> usize {
                     .any(|arg| arg == b"app-server")
         })
         .count()
-}
-
-/// A minimal SSE reader: `data:` frames as JSON.
-struct Sse {
-    body: Pin<Box<dyn Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
-    buffer: Vec<u8>,
-}
-
-impl Sse {
-    fn new(response: reqwest::Response) -> Sse {
-        Sse {
-            body: Box::pin(response.bytes_stream()),
-            buffer: Vec::new(),
-        }
-    }
-
-    async fn next(&mut self) -> Value {
-        loop {
-            if let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
-                let frame: Vec<u8> = self.buffer.drain(..end + 2).collect();
-                let text = String::from_utf8_lossy(&frame);
-                let data: Vec<&str> = text
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data:"))
-                    .map(str::trim_start)
-                    .collect();
-                if data.is_empty() {
-                    continue;
-                }
-                return serde_json::from_str(&data.join("\n"))
-                    .unwrap_or_else(|e| panic!("an SSE frame is not JSON ({e}): {text}"));
-            }
-            let chunk = tokio::time::timeout(WAIT, self.body.next())
-                .await
-                .expect("timed out waiting for an SSE event")
-                .expect("the event stream ended early")
-                .expect("reading the event stream");
-            self.buffer.extend_from_slice(&chunk);
-        }
-    }
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }

@@ -42,20 +42,17 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use axum::serve::ListenerExt;
-use futures::{Stream, StreamExt};
 use serde_json::{Value, json};
+use support::{Sse, env_usize, ms, percentile};
 use switchboard_acp::{AcpAdapter, MINIMAX_CODE};
 use switchboard_claude::ClaudeAdapter;
 use switchboard_codex::CodexAdapter;
-use switchboard_core::{AppState, CoreConfig, auth, router};
-use switchboard_execution::{HarnessId, ModelProvider, ProviderProtocol};
+use switchboard_execution::{ModelProvider, ProviderProtocol};
 use switchboard_mock_model::{MockConfig, MockModel};
 use switchboard_protocol::configuration::{HarnessId as NativeHarness, ProviderProtocol as Wire};
 use switchboard_protocol::{
@@ -63,8 +60,9 @@ use switchboard_protocol::{
     FunctionToolSpec, InputPart, ModelProviderConfig, PrepareRequest, Receipt,
     SessionConfiguration, SessionExecutor, TurnRequest,
 };
-use switchboard_runtime::{HarnessInstall, LocalRuntime, Locator, Registry, RuntimeOptions};
-use switchboard_store::SqliteStore;
+use switchboard_runtime::{HarnessInstall, Locator, RuntimeOptions};
+
+mod support;
 
 const API_KEY: &str = "sk-sb-bench-session-turn";
 const PROVIDER_KEY: &str = "sk-bench";
@@ -229,15 +227,6 @@ fn weather_parameters() -> Value {
     })
 }
 
-fn env_usize(name: &str, default: usize) -> usize {
-    match std::env::var(name) {
-        Ok(v) => v
-            .parse()
-            .unwrap_or_else(|_| panic!("{name}={v:?} is not a number")),
-        Err(_) => default,
-    }
-}
-
 fn main() -> ExitCode {
     let harnesses = match Harness::from_env() {
         Ok(harnesses) => harnesses,
@@ -248,6 +237,7 @@ fn main() -> ExitCode {
     };
     let iters = env_usize("SESSION_TURN_ITERS", 30).max(1);
     let warmup = env_usize("SESSION_TURN_WARMUP", 2);
+    support::log_from_env();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -372,16 +362,6 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
 /// Core and its local Runtime in-process, built as `switchboard serve` builds them, with the
 /// mock as both deployment providers (`--model-provider-url` and `--anthropic-provider-url`).
 async fn start_core(data_dir: &Path, model: &MockModel) -> String {
-    let data_dir = data_dir.join("core");
-    std::fs::create_dir_all(&data_dir).expect("creating Core's data dir");
-    let store = SqliteStore::open(&data_dir.join("switchboard.sqlite"))
-        .await
-        .expect("opening the store");
-    let secrets = switchboard_core::secrets::SecretBox::load_or_create(&data_dir)
-        .expect("creating the data key");
-    auth::bootstrap(&store, Some(API_KEY), switchboard_core::unix_now())
-        .await
-        .expect("creating the API key");
     let providers = [Harness::Codex, Harness::ClaudeCode].map(|harness| ModelProvider {
         protocol: harness.protocol().0,
         base_url: harness.base_url(model),
@@ -389,41 +369,14 @@ async fn start_core(data_dir: &Path, model: &MockModel) -> String {
         context_window: None,
         max_output_tokens: None,
     });
-    let state = Arc::new(AppState::new(
-        Arc::new(store),
-        secrets,
-        CoreConfig {
-            data_dir: data_dir.clone(),
-            default_harness: HarnessId::Codex,
-            runtime_token: None,
-            public_url: "http://127.0.0.1:9".into(),
-            reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
-        },
-        providers,
-    ));
-    let registry = Arc::new(Registry::standard(Locator::from_env(&data_dir)));
+    let data_dir = data_dir.join("core");
     let options = RuntimeOptions {
         idle_timeout: IDLE_TIMEOUT,
         ..RuntimeOptions::for_data_dir(&data_dir)
     };
-    let (to_runtime, from_runtime) = LocalRuntime::start(registry, options).into_channels();
-    state
-        .engine
-        .attach("local".to_owned(), true, None, to_runtime, from_runtime);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+    support::start_core(&data_dir, API_KEY, providers, options)
         .await
-        .expect("binding Core");
-    let addr = listener.local_addr().expect("Core's address");
-    tokio::spawn(async move {
-        // As `switchboard serve` does: no Nagle delay on event streams.
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, router(state))
-            .await
-            .expect("serving Core")
-    });
-    format!("http://{addr}")
+        .0
 }
 
 /// One iteration's figures.
@@ -718,7 +671,7 @@ impl Bench<'_> {
             let body = response.text().await.unwrap_or_default();
             panic!("create: {status} {body}");
         }
-        let mut stream = Sse::new(response);
+        let mut stream = Sse::new(response, WAIT);
         let mut session_id = None;
         let (end, submitted) = world
             .answer_and_finish(&mut stream, &mut session_id, &first)
@@ -740,7 +693,7 @@ impl Bench<'_> {
         .await
         .expect("GET …/events");
         assert_eq!(response.status().as_u16(), 200, "GET …/events");
-        let mut stream = Sse::new(response);
+        let mut stream = Sse::new(response, WAIT);
         let mark = world.journal_mark();
         let second = format!("<<switchboard:{n}:2>>");
         let message = json!([{"type": "agent.session.input.message", "input": SECOND_PROMPT}]);
@@ -911,58 +864,6 @@ fn children() -> usize {
         .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
         .map(|c| c.split_whitespace().count())
         .sum()
-}
-
-/// A minimal SSE reader: `data:` frames as JSON, each with the time its last bytes arrived.
-struct Sse {
-    body: Pin<Box<dyn Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
-    buffer: Vec<u8>,
-    arrived: Instant,
-}
-
-impl Sse {
-    fn new(response: reqwest::Response) -> Sse {
-        Sse {
-            body: Box::pin(response.bytes_stream()),
-            buffer: Vec::new(),
-            arrived: Instant::now(),
-        }
-    }
-
-    async fn next(&mut self) -> (Value, Instant) {
-        loop {
-            if let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
-                let frame: Vec<u8> = self.buffer.drain(..end + 2).collect();
-                let text = String::from_utf8_lossy(&frame);
-                let data: Vec<&str> = text
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data:"))
-                    .map(str::trim_start)
-                    .collect();
-                if data.is_empty() {
-                    continue;
-                }
-                let event: Value = serde_json::from_str(&data.join("\n"))
-                    .unwrap_or_else(|e| panic!("an SSE frame is not JSON ({e}): {text}"));
-                return (event, self.arrived);
-            }
-            let chunk = bounded("an SSE event", self.body.next())
-                .await
-                .expect("the event stream ended early")
-                .expect("reading the event stream");
-            self.arrived = Instant::now();
-            self.buffer.extend_from_slice(&chunk);
-        }
-    }
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 /// Which figure of a [`Sample`] a row reports.

@@ -105,6 +105,10 @@ pub struct ServeArgs {
     /// / 128 MB, between 4 and 1024.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_live_harnesses: Option<u64>,
+    /// Seconds a Runtime gets to prepare a Session, a wait for a process slot aside. A test
+    /// knob (a queued first Turn outlasting it), hidden from `--help`.
+    #[arg(long, default_value_t = 120, value_name = "SECONDS", hide = true, value_parser = clap::value_parser!(u64).range(1..))]
+    pub preparation_timeout: u64,
 }
 
 /// How long open connections get to finish their request in flight once serving stops.
@@ -206,6 +210,7 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
                 .clone()
                 .unwrap_or_else(|| format!("http://{addr}")),
             reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
+            preparation_timeout: Duration::from_secs(args.preparation_timeout),
         },
         default_providers,
     ));

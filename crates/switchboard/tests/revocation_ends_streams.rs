@@ -6,11 +6,7 @@
 
 mod support;
 
-use support::{
-    API_KEY, Mock, WAIT, read_to_close, read_until, request_events, scratch, start_limited_on,
-};
-use tokio::io::AsyncReadExt;
-use tokio::net::TcpStream;
+use support::{API_KEY, Mock, open_events, read_to_close, read_until, scratch, start_limited_on};
 
 /// `switchboard keys ARGS --data-dir DIR`'s stdout.
 fn keys(data_dir: &std::path::Path, args: &[&str]) -> String {
@@ -30,24 +26,6 @@ fn keys(data_dir: &std::path::Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-async fn open_stream(addr: &str, session: &str, key: &str) -> TcpStream {
-    let mut tcp = request_events(addr, session, key).await;
-    // The head goes out at once.
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        let n = tokio::time::timeout(WAIT, tcp.read(&mut byte))
-            .await
-            .unwrap()
-            .unwrap();
-        assert!(n > 0, "closed before the head");
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&head).into_owned();
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    tcp
-}
-
 #[tokio::test]
 async fn revoking_a_key_ends_its_streams() {
     if !support::codex_installed("revoking_a_key_ends_its_streams") {
@@ -63,8 +41,8 @@ async fn revoking_a_key_ends_its_streams() {
 
     let created = keys(&data, &["create"]);
     let (key_id, secret) = created.trim().split_once('\t').unwrap();
-    let mut doomed = open_stream(&addr, &id, secret).await;
-    let mut kept = open_stream(&addr, &id, API_KEY).await;
+    let mut doomed = open_events(&addr, &id, secret).await;
+    let mut kept = open_events(&addr, &id, API_KEY).await;
 
     assert!(keys(&data, &["revoke", key_id]).contains("revoked"));
     // The revoked key's stream ends (a clean end of the chunked body, then nothing more).
@@ -103,7 +81,7 @@ async fn one_revocation_ends_every_stream_of_its_key_among_many() {
         } else {
             API_KEY.to_owned()
         };
-        async move { open_stream(&addr, &id, &key).await }
+        async move { open_events(&addr, &id, &key).await }
     }))
     .await;
     let (doomed, kept): (Vec<_>, Vec<_>) =

@@ -11,9 +11,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use support::{
-    API_KEY, Core, Mock, poll, read_to_close, request_events, scratch, start_limited_on,
-};
+use support::{API_KEY, Core, Mock, open_events, poll, read_to_close, scratch, start_limited_on};
 use tokio::net::TcpStream;
 
 const GRACE: u64 = 2;
@@ -44,7 +42,7 @@ async fn sigterm_fails_the_turn_after_the_grace_and_publishes_its_end() {
     core.wait_readyz(200).await;
     let id = core.create_session().await;
     let addr = core.root.strip_prefix("http://").unwrap().to_owned();
-    let mut sse = request_events(&addr, &id, API_KEY).await;
+    let mut sse = open_events(&addr, &id, API_KEY).await;
     // The model request reaching the mock proves the Turn started.
     poll("the model request of the Turn", || async {
         (model_requests(&mock) > 0).then_some(())
@@ -140,7 +138,7 @@ async fn a_turn_that_ends_within_the_grace_completes() {
     let core = start_limited_on(&data, &mock, &["--shutdown-grace", "600"]).await;
     let addr = core.addr();
     let id = core.create_session().await;
-    let mut sse = request_events(&addr, &id, API_KEY).await;
+    let mut sse = open_events(&addr, &id, API_KEY).await;
     poll("the model request of the Turn", || async {
         (model_requests(&mock) > 0).then_some(())
     })

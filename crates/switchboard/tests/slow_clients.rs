@@ -10,7 +10,7 @@ mod support;
 use std::time::Duration;
 
 use support::{
-    API_KEY, Mock, read_response, read_to_close, read_until, request_events, scratch,
+    API_KEY, Mock, open_events, read_response, read_to_close, read_until, scratch,
     start_limited as start, start_limited_on,
 };
 use tokio::io::AsyncWriteExt;
@@ -115,7 +115,7 @@ async fn an_sse_stream_outlives_the_idle_timeout() {
     let addr = core.addr();
     let id = core.create_session().await;
     core.wait_session(&id, "idle").await;
-    let mut sse = request_events(&addr, &id, API_KEY).await;
+    let mut sse = open_events(&addr, &id, API_KEY).await;
     // An idle keep-alive opened now is closed after the 1 s limit...
     let mut idle = TcpStream::connect(&addr).await.unwrap();
     idle.write_all(HEALTHZ).await.unwrap();
@@ -141,7 +141,7 @@ async fn the_idle_keep_alive_limit_is_its_own_and_spares_a_live_stream() {
     let addr = core.addr();
     let id = core.create_session().await;
     core.wait_session(&id, "idle").await;
-    let mut sse = request_events(&addr, &id, API_KEY).await;
+    let mut sse = open_events(&addr, &id, API_KEY).await;
 
     // An idle kept-alive connection outlives the header limit and is closed at its own.
     let mut idle = TcpStream::connect(&addr).await.unwrap();

@@ -133,8 +133,8 @@ impl Engine {
         {
             return false;
         }
-        match tokio::time::timeout(RELEASE_TIMEOUT, released).await {
-            Ok(Ok(_)) => true,
+        match tokio::time::timeout(RELEASE_TIMEOUT, released.settled()).await {
+            Ok(Some(_)) => true,
             _ => {
                 tracing::warn!(session = %id, link, "release unconfirmed");
                 false

@@ -2,11 +2,10 @@
 //! the Turn; the queue of Turns waiting for a Runtime; and recovery after a restart.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures::future::BoxFuture;
 use switchboard_protocol::messages::{
-    ExecutionPrepare, ExecutionStart, PreparationState, PromptSteer,
+    ExecutionPrepare, ExecutionStart, PreparationState, PreparationStatus, PromptSteer,
 };
 use switchboard_protocol::workspace::WorkspacePlacement;
 use switchboard_store::StoreError;
@@ -15,13 +14,10 @@ use switchboard_wire::ids::{IdKind, new_id};
 use super::configuration::snapshot;
 use super::engine::Engine;
 use super::objects::TurnStatus;
-use super::runtimes::{Route, Unavailable};
+use super::runtimes::{PreparationWatch, Route, Unavailable};
 use super::state::Tx;
 use crate::environments::EnvironmentStatus;
 use crate::sync::lock;
-
-/// How long a Runtime may take to prepare a Session (a cold harness start included).
-const PREPARE_TIMEOUT: Duration = Duration::from_secs(120);
 
 impl Engine {
     pub(super) fn kick_queued(self: &Arc<Self>) {
@@ -162,8 +158,8 @@ impl Engine {
                 .links
                 .send(link, Some(id.clone()), prepare.into())
                 .await;
-            let status = match tokio::time::timeout(PREPARE_TIMEOUT, outcome).await {
-                Ok(Ok(status)) if sent => status,
+            let status = match self.preparation_outcome(outcome).await {
+                Some(status) if sent => status,
                 _ => {
                     return self
                         .fail_unstarted(
@@ -227,6 +223,29 @@ impl Engine {
             tx.send(link, run_id.clone(), steer.into());
         }
         self.commit_logged(&mut guard, tx).await;
+    }
+
+    /// How a preparation settled; `None` when it took too long or its link was lost. The bound
+    /// ([`EngineSettings::preparation_timeout`](super::engine::EngineSettings)) covers the
+    /// preparation itself: it restarts at each `preparing`, and while the Runtime reports the
+    /// preparation `queued` (waiting for a harness process slot that a running Turn holds) it
+    /// waits unbounded, as a queued Turn does: a queued first Turn waits, never fails.
+    async fn preparation_outcome(&self, mut watch: PreparationWatch) -> Option<PreparationStatus> {
+        let bound = self.settings.preparation_timeout;
+        let mut deadline = Some(tokio::time::Instant::now() + bound);
+        loop {
+            let status = match deadline {
+                Some(deadline) => tokio::time::timeout_at(deadline, watch.next()).await.ok()?,
+                None => watch.next().await,
+            }?;
+            match status.state {
+                PreparationState::Queued => deadline = None,
+                PreparationState::Preparing => {
+                    deadline = Some(tokio::time::Instant::now() + bound);
+                }
+                _ => return Some(status),
+            }
+        }
     }
 
     /// The deployment Runtime a managed Environment is bound to, if any.

@@ -38,13 +38,20 @@ pub struct EngineSettings {
     /// How long input on an Environment Session waits for its Environment before it is
     /// refused (core-contracts §6.8: 5 minutes).
     pub reservation_deadline: std::time::Duration,
+    /// How long a Runtime may take to prepare a Session (a cold harness start included), not
+    /// counting a wait for a harness process slot.
+    pub preparation_timeout: std::time::Duration,
 }
+
+/// The default [`EngineSettings::preparation_timeout`].
+pub const PREPARATION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
 impl Default for EngineSettings {
     fn default() -> Self {
         EngineSettings {
             public_url: "http://127.0.0.1:8080".into(),
             reservation_deadline: std::time::Duration::from_secs(300),
+            preparation_timeout: PREPARATION_TIMEOUT,
         }
     }
 }

@@ -79,7 +79,9 @@ impl Engine {
                     // A delete waits for it before removing the Session's workspace.
                     self.links.preparation_settled(link, status)
                 }
-                PreparationState::Preparing => {}
+                PreparationState::Preparing | PreparationState::Queued => {
+                    self.links.preparation_progress(link, status)
+                }
             },
             RuntimeToCore::ProtocolError(e) => {
                 tracing::warn!(link, frame = ?e.frame_type, code = %e.error_code, message = %e.message, "Runtime protocol error");

@@ -17,7 +17,7 @@ use switchboard_protocol::CoreToRuntime;
 use switchboard_protocol::capabilities::{HarnessAdvertisement, HarnessState};
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::envelope::Envelope;
-use switchboard_protocol::messages::PreparationStatus;
+use switchboard_protocol::messages::{PreparationState, PreparationStatus};
 use switchboard_protocol::workspace::WorkspaceResult;
 use tokio::sync::{mpsc, oneshot};
 
@@ -76,7 +76,8 @@ pub enum Unavailable {
 pub struct Links {
     next: AtomicU64,
     links: Mutex<HashMap<u64, Link>>,
-    preparing: Mutex<HashMap<(u64, String), oneshot::Sender<PreparationStatus>>>,
+    /// Who waits on a preparation's (or release's) statuses, by link and Session.
+    preparing: Mutex<HashMap<(u64, String), mpsc::UnboundedSender<PreparationStatus>>>,
     /// Workspace requests awaiting their `workspace_result`, by frame id (`wsreq_…`).
     workspace: Mutex<HashMap<String, oneshot::Sender<WorkspaceResult>>>,
 }
@@ -337,15 +338,19 @@ impl Links {
             .collect()
     }
 
-    /// Registers interest in the outcome of a preparation (`ready` or `failed`).
-    pub fn expect_preparation(
-        &self,
-        link: u64,
-        session_id: &str,
-    ) -> oneshot::Receiver<PreparationStatus> {
-        let (tx, rx) = oneshot::channel();
+    /// Registers interest in the statuses of a preparation (or a release) until it settles.
+    pub fn expect_preparation(&self, link: u64, session_id: &str) -> PreparationWatch {
+        let (tx, rx) = mpsc::unbounded_channel();
         lock(&self.preparing).insert((link, session_id.to_owned()), tx);
-        rx
+        PreparationWatch(rx)
+    }
+
+    /// A `preparing` or `queued` status: the waiter hears it and keeps waiting.
+    pub fn preparation_progress(&self, link: u64, status: PreparationStatus) {
+        let preparing = lock(&self.preparing);
+        if let Some(waiter) = preparing.get(&(link, status.session_id.clone())) {
+            let _ = waiter.send(status);
+        }
     }
 
     pub fn preparation_settled(&self, link: u64, status: PreparationStatus) {
@@ -375,5 +380,28 @@ fn rank(state: &HarnessState) -> u8 {
         HarnessState::Installing => 1,
         HarnessState::Failed { .. } => 2,
         HarnessState::Missing => 3,
+    }
+}
+
+/// The statuses one preparation (or release) reports, in order; ends when its link is lost.
+pub struct PreparationWatch(mpsc::UnboundedReceiver<PreparationStatus>);
+
+impl PreparationWatch {
+    /// The next status; `None` once the link is gone.
+    pub async fn next(&mut self) -> Option<PreparationStatus> {
+        self.0.recv().await
+    }
+
+    /// The settling status (`ready`, `failed` or `released`), past any progress.
+    pub async fn settled(mut self) -> Option<PreparationStatus> {
+        loop {
+            let status = self.next().await?;
+            if !matches!(
+                status.state,
+                PreparationState::Preparing | PreparationState::Queued
+            ) {
+                return Some(status);
+            }
+        }
     }
 }

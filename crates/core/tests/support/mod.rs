@@ -68,6 +68,27 @@ impl Peer {
     }
 
     async fn core_in_with(dir: &std::path::Path, deadline: Duration) -> (Arc<AppState>, String) {
+        let preparation = switchboard_core::state::PREPARATION_TIMEOUT;
+        Peer::core_in_bounded(dir, deadline, preparation).await
+    }
+
+    /// Core with this peer attached and advertising codex, whose bound on a preparation is
+    /// `preparation`.
+    pub async fn start_with_preparation_timeout(preparation: Duration) -> Peer {
+        let dir = tempfile::tempdir().unwrap();
+        let deadline = switchboard_core::state::RESERVATION_DEADLINE;
+        let (state, base) = Peer::core_in_bounded(dir.path(), deadline, preparation).await;
+        let peer = Peer::attach(state, base, dir);
+        peer.heartbeat().await;
+        peer.wait_ready().await;
+        peer
+    }
+
+    async fn core_in_bounded(
+        dir: &std::path::Path,
+        deadline: Duration,
+        preparation: Duration,
+    ) -> (Arc<AppState>, String) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let root = format!("http://{}", listener.local_addr().unwrap());
         let store = SqliteStore::open(&dir.join("core.sqlite")).await.unwrap();
@@ -88,6 +109,7 @@ impl Peer {
                 runtime_token: None,
                 public_url: root.clone(),
                 reservation_deadline: deadline,
+                preparation_timeout: preparation,
             },
             Some(provider),
         ));
@@ -186,14 +208,19 @@ impl Peer {
     }
 
     pub async fn ready(&self, session_id: &str) {
-        let ready = PreparationStatus {
+        self.preparation(session_id, PreparationState::Ready).await;
+    }
+
+    /// Reports the Session's preparation in `state`.
+    pub async fn preparation(&self, session_id: &str, state: PreparationState) {
+        let status = PreparationStatus {
             session_id: session_id.to_owned(),
-            state: PreparationState::Ready,
+            state,
             error_code: None,
             error: None,
         };
         self.to_core
-            .send(Envelope::new(Some(session_id.to_owned()), ready.into()))
+            .send(Envelope::new(Some(session_id.to_owned()), status.into()))
             .await
             .unwrap();
     }

@@ -26,6 +26,23 @@ pub fn runtime_limited(
     LocalRuntime::start(Arc::new(Registry::standard(locator)), options)
 }
 
+/// [`runtime_limited`] starting at most `launches` harness processes at once.
+pub fn runtime_launching(
+    harness: HarnessId,
+    binary: PathBuf,
+    state: &Path,
+    launches: usize,
+) -> LocalRuntime {
+    let locator = Locator::new(state).with_explicit(harness, binary);
+    let options = RuntimeOptions {
+        idle_timeout: Duration::from_secs(300),
+        heartbeat_interval: Duration::from_secs(30),
+        max_concurrent_launches: launches,
+        ..RuntimeOptions::for_data_dir(state)
+    };
+    LocalRuntime::start(Arc::new(Registry::standard(locator)), options)
+}
+
 /// This process's live children that are Session processes (`codex app-server`, `claude
 /// --input-format stream-json`), from `/proc`: zombies and short version probes excluded.
 pub fn live_children() -> usize {

@@ -135,7 +135,11 @@ pub async fn prepare(
         let RuntimeToCore::PreparationStatus(status) = frame.message else {
             panic!("expected preparation_status, got {frame:?}");
         };
-        if status.state != PreparationState::Preparing {
+        // `queued`: waiting for a process slot; the outcome follows.
+        if !matches!(
+            status.state,
+            PreparationState::Preparing | PreparationState::Queued
+        ) {
             return (status.state, status.error);
         }
     }
@@ -263,6 +267,56 @@ pub fn mcp_calls(frames: &[RuntimeToCore]) -> Vec<switchboard_protocol::McpCall>
             _ => None,
         })
         .collect()
+}
+
+/// Prepares `session_id` on `runtime` (it must become ready) and runs one Turn with `text`,
+/// which must complete; the Turn's frames.
+pub async fn prepared_turn(
+    runtime: &mut LocalRuntime,
+    session_id: &str,
+    config: SessionConfiguration,
+    text: &str,
+) -> Vec<RuntimeToCore> {
+    let (prepared, error) = prepare(runtime, session_id, config).await;
+    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
+    let frames = turn(runtime, session_id, text).await;
+    let Some(RuntimeToCore::Done(done)) = frames.last() else {
+        panic!("{frames:?}")
+    };
+    assert_eq!(
+        done.outcome,
+        switchboard_protocol::messages::TurnOutcome::Completed,
+        "{frames:?}"
+    );
+    frames
+}
+
+/// The Turn's one MCP call, reported in progress and then completed on `label`'s tool `name`
+/// with `output`; the completed report.
+pub fn completed_call(
+    frames: &[RuntimeToCore],
+    label: &str,
+    name: &str,
+    output: &str,
+) -> switchboard_protocol::McpCall {
+    let calls = mcp_calls(frames);
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(
+        calls[0].status,
+        switchboard_protocol::McpCallStatus::InProgress
+    );
+    let call = calls[1].clone();
+    assert_eq!(
+        call.status,
+        switchboard_protocol::McpCallStatus::Completed,
+        "{call:?}"
+    );
+    assert_eq!(
+        (call.server_label.as_str(), call.name.as_str()),
+        (label, name)
+    );
+    assert_eq!(call.output.as_deref(), Some(output), "{call:?}");
+    call
 }
 
 /// Captures this test process's logs (every level) from now on; nextest runs each test in its

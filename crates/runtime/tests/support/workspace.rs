@@ -110,7 +110,10 @@ pub async fn preparation(runtime: &mut LocalRuntime, session_id: &str) -> Vec<Pr
         let RuntimeToCore::PreparationStatus(status) = frame.message else {
             panic!("expected preparation_status, got {frame:?}");
         };
-        let terminal = status.state != PreparationState::Preparing;
+        let terminal = !matches!(
+            status.state,
+            PreparationState::Preparing | PreparationState::Queued
+        );
         states.push(status);
         if terminal {
             return states;

@@ -214,12 +214,18 @@ impl Core {
         }
     }
 
-    /// A Core already started (with other flags) at `root` (`http://HOST:PORT`).
+    /// A Core already started (with other flags) at `root` (`http://HOST:PORT`). Its client
+    /// keeps no idle connection: such Cores may close a kept-alive one after 1 s, and a request
+    /// sent on a pooled connection just as the server closes it fails (it is not retried).
     pub fn from_process(process: Process, root: String) -> Core {
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .expect("an HTTP client");
         Core {
             process,
             root,
-            http: reqwest::Client::new(),
+            http,
         }
     }
 
@@ -438,6 +444,25 @@ pub async fn request_events(addr: &str, session: &str, key: &str) -> TcpStream {
          OpenAI-Beta: agents=v1\r\nAuthorization: Bearer {key}\r\n\r\n"
     );
     tcp.write_all(request.as_bytes()).await.unwrap();
+    tcp
+}
+
+/// [`request_events`], then its response head (which must be 200): the stream is subscribed
+/// once the head is out, so events published after this returns reach it.
+pub async fn open_events(addr: &str, session: &str, key: &str) -> TcpStream {
+    let mut tcp = request_events(addr, session, key).await;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        let n = tokio::time::timeout(WAIT, tcp.read(&mut byte))
+            .await
+            .expect("no response head")
+            .expect("reading the response head");
+        assert!(n > 0, "closed before the head");
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     tcp
 }
 

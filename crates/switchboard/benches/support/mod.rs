@@ -1,0 +1,145 @@
+//! What the benches share: Core and its local Runtime started in this process as
+//! `switchboard serve` starts them, an SSE reader, and the figures' arithmetic.
+
+use std::path::Path;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::serve::ListenerExt;
+use futures::{Stream, StreamExt};
+use serde_json::Value;
+use switchboard_core::{AppState, CoreConfig, auth, router};
+use switchboard_execution::{HarnessId, ModelProvider};
+use switchboard_runtime::{LocalRuntime, Locator, Registry, RuntimeOptions};
+use switchboard_store::SqliteStore;
+
+/// Core and its local Runtime in this process, built as `switchboard serve` builds them: the
+/// SQLite store and data key under `data_dir`, `api_key` as the Project key, `providers` as
+/// the deployment's model providers, the local Runtime with `options`, `TCP_NODELAY` on every
+/// accepted connection. Its root (`http://HOST:PORT`) and the serving task.
+pub async fn start_core(
+    data_dir: &Path,
+    api_key: &str,
+    providers: impl IntoIterator<Item = ModelProvider>,
+    options: RuntimeOptions,
+) -> (String, tokio::task::JoinHandle<()>) {
+    std::fs::create_dir_all(data_dir).expect("creating Core's data dir");
+    let store = SqliteStore::open(&data_dir.join("switchboard.sqlite"))
+        .await
+        .expect("opening the store");
+    let secrets = switchboard_core::secrets::SecretBox::load_or_create(data_dir)
+        .expect("creating the data key");
+    auth::bootstrap(&store, Some(api_key), switchboard_core::unix_now())
+        .await
+        .expect("creating the API key");
+    let state = Arc::new(AppState::new(
+        Arc::new(store),
+        secrets,
+        CoreConfig {
+            data_dir: data_dir.to_owned(),
+            default_harness: HarnessId::Codex,
+            runtime_token: None,
+            public_url: "http://127.0.0.1:9".into(),
+            reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
+            preparation_timeout: switchboard_core::state::PREPARATION_TIMEOUT,
+        },
+        providers,
+    ));
+    let registry = Arc::new(Registry::standard(Locator::from_env(data_dir)));
+    let (to_runtime, from_runtime) = LocalRuntime::start(registry, options).into_channels();
+    state
+        .engine
+        .attach("local".to_owned(), true, None, to_runtime, from_runtime);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("binding Core");
+    let addr = listener.local_addr().expect("Core's address");
+    let server = tokio::spawn(async move {
+        // As `switchboard serve` does: no Nagle delay on event streams.
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        axum::serve(listener, router(state))
+            .await
+            .expect("serving Core")
+    });
+    (format!("http://{addr}"), server)
+}
+
+/// Core's log on stderr, filtered by `SWITCHBOARD_LOG` as `switchboard serve`'s is; nothing
+/// when it is unset (the figures stay readable).
+pub fn log_from_env() {
+    if let Ok(filter) = tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .init();
+    }
+}
+
+/// A minimal SSE reader: `data:` frames as JSON, each with the time its last bytes arrived.
+pub struct Sse {
+    body: Pin<Box<dyn Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
+    buffer: Vec<u8>,
+    arrived: Instant,
+    wait: Duration,
+}
+
+impl Sse {
+    /// Reads `response`'s events, waiting at most `wait` for each.
+    pub fn new(response: reqwest::Response, wait: Duration) -> Sse {
+        Sse {
+            body: Box::pin(response.bytes_stream()),
+            buffer: Vec::new(),
+            arrived: Instant::now(),
+            wait,
+        }
+    }
+
+    pub async fn next(&mut self) -> (Value, Instant) {
+        loop {
+            if let Some(end) = self.buffer.windows(2).position(|w| w == b"\n\n") {
+                let frame: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                let text = String::from_utf8_lossy(&frame);
+                let data: Vec<&str> = text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(str::trim_start)
+                    .collect();
+                if data.is_empty() {
+                    continue;
+                }
+                let event: Value = serde_json::from_str(&data.join("\n"))
+                    .unwrap_or_else(|e| panic!("an SSE frame is not JSON ({e}): {text}"));
+                return (event, self.arrived);
+            }
+            let chunk = tokio::time::timeout(self.wait, self.body.next())
+                .await
+                .expect("timed out waiting for an SSE event")
+                .expect("the event stream ended early")
+                .expect("reading the event stream");
+            self.arrived = Instant::now();
+            self.buffer.extend_from_slice(&chunk);
+        }
+    }
+}
+
+/// A number from the environment, `default` when unset; anything else stops the bench.
+pub fn env_usize(name: &str, default: usize) -> usize {
+    match std::env::var(name) {
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("{name}={v:?} is not a number")),
+        Err(_) => default,
+    }
+}
+
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+pub fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
