@@ -28,7 +28,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run Core with the embedded store and (unless --no-local-runtime) the local Runtime.
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Manage Project API keys (stored as digests, never in plain text).
     Keys(keys::KeysArgs),
     /// Manage Projects: every resource belongs to one, and a key sees only its own.
@@ -65,7 +65,7 @@ fn main() -> anyhow::Result<()> {
         .build()?;
     rt.block_on(async move {
         match cli.command {
-            Command::Serve(a) => serve::run(a).await,
+            Command::Serve(a) => serve::run(*a).await,
             Command::Keys(a) => keys::run(a).await,
             Command::Projects(a) => projects::run(a).await,
             Command::MockModel(mut a) => {
