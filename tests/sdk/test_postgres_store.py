@@ -62,3 +62,62 @@ def test_a_function_turn_runs_on_postgres_and_survives_a_restart(tmp_path, pg_ur
     assert proc.returncode != 0
     assert "listening" not in proc.stdout
     assert "the data key is not the one this database's secrets were sealed with" in proc.stderr, proc.stderr
+
+
+def admin(*args, data_dir):
+    """A Core-host administration command, from a data directory of its own."""
+    proc = subprocess.run(
+        [switchboard_bin(), *args, "--data-dir", str(data_dir)], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_keys_and_projects_commands_manage_the_postgres_store(tmp_path, pg_url):  # noqa: F811
+    """`projects` and `keys` with `--database-url` (or SWITCHBOARD_DATABASE_URL) act on the
+    database `serve` runs on, not on a SQLite file of their data directory."""
+    from openai import NotFoundError, OpenAI, AuthenticationError
+
+    on_pg = ("--database-url", pg_url, "--data-key-file", str(tmp_path / "data.key"))
+    (tmp_path / "core").mkdir()
+    server = Server(tmp_path / "core", *on_pg)
+    admin_dir = tmp_path / "admin"
+    try:
+        wait_ready(server.base_url)
+        project = admin("projects", "create", "--name", "team b", "--database-url", pg_url, data_dir=admin_dir).split("\t")[0]
+        assert project.startswith("proj_"), project
+        key_id, secret = admin("keys", "create", "--project", project, "--database-url", pg_url, data_dir=admin_dir).split()
+        listed = admin("keys", "list", "--database-url", pg_url, data_dir=admin_dir)
+        assert key_id in listed and project in listed, listed
+        assert not (admin_dir / "switchboard.sqlite").exists(), "nothing went to SQLite"
+
+        first = OpenAI(base_url=server.base_url, api_key=API_KEY, max_retries=0)
+        second = OpenAI(base_url=server.base_url, api_key=secret, max_retries=0)
+        agent = second.beta.agents.create(model="gpt-5.4", name="b")
+        assert [a.id for a in second.beta.agents.list().data] == [agent.id]
+        try:
+            first.beta.agents.retrieve(agent.id)
+            raise AssertionError("another Project's Agent was visible")
+        except NotFoundError:
+            pass
+
+        # Revoked through the environment variable: the running Core refuses the key once its
+        # key cache forgets it (another host's revocation reaches it within the cache's life).
+        env = dict(os.environ, SWITCHBOARD_DATABASE_URL=pg_url)
+        proc = subprocess.run(
+            [switchboard_bin(), "keys", "revoke", key_id, "--data-dir", str(admin_dir)],
+            capture_output=True, text=True, timeout=60, env=env,
+        )
+        assert proc.returncode == 0, proc.stderr
+        from session_support import wait_for
+
+        def refused():
+            try:
+                second.beta.agents.list()
+                return False
+            except AuthenticationError:
+                return True
+
+        wait_for(refused, bool, 30, "the revoked key to be refused")
+    finally:
+        server.stop()

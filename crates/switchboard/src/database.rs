@@ -1,7 +1,7 @@
 //! The store `serve` runs on: the embedded SQLite file in the data directory, or PostgreSQL
 //! with `--database-url`; and the data key check both run before Core starts.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -32,6 +32,56 @@ pub async fn open(
             check_data_key(&store, secrets).await?;
             Ok(Arc::new(store))
         }
+    }
+}
+
+/// Where an administration command on the Core host (`keys`, `projects`, `environments`)
+/// finds the deployment's store: the data directory's SQLite file, or the PostgreSQL database
+/// `serve` runs on with `--database-url`.
+#[derive(clap::Args)]
+pub struct StoreArgs {
+    /// Core's data directory (the one `serve` runs on).
+    #[arg(
+        long,
+        env = "SWITCHBOARD_DATA_DIR",
+        default_value = ".switchboard",
+        global = true
+    )]
+    pub data_dir: PathBuf,
+    /// The PostgreSQL database `serve` runs on (`--database-url`), instead of the data
+    /// directory's SQLite file.
+    #[arg(
+        long,
+        env = "SWITCHBOARD_DATABASE_URL",
+        hide_env_values = true,
+        global = true
+    )]
+    pub database_url: Option<String>,
+}
+
+impl StoreArgs {
+    /// Makes the data directory absolute and opens the store. Secrets are neither sealed nor
+    /// opened here, so no data key is needed.
+    pub async fn open(&mut self) -> anyhow::Result<Arc<dyn Store>> {
+        self.data_dir = crate::paths::absolute(&self.data_dir)?;
+        Ok(match &self.database_url {
+            Some(url) => Arc::new(
+                PgStore::open(url)
+                    .await
+                    .context("opening the PostgreSQL store (--database-url)")?,
+            ),
+            None => Arc::new(crate::serve::open_store(&self.data_dir).await?),
+        })
+    }
+
+    /// Tells a Core running on this data directory that keys changed, so it drops its cached
+    /// keys (and the streams of revoked ones) at once. On PostgreSQL with no such directory
+    /// here there is no local Core to tell: the others forget within the key cache's life.
+    pub fn keys_changed(&self) -> std::io::Result<()> {
+        if self.database_url.is_some() && !self.data_dir.is_dir() {
+            return Ok(());
+        }
+        switchboard_core::auth::touch_epoch(&self.data_dir)
     }
 }
 

@@ -2,12 +2,10 @@
 //! self-hosted Environment whose first one was lost. The previous token stops working; a Runtime
 //! already enrolled keeps its credential until the new token is exchanged.
 
-use std::path::PathBuf;
-
 use clap::{Args, Subcommand};
 use switchboard_core::enrollment;
 
-use crate::serve::open_store;
+use crate::database::StoreArgs;
 
 /// The Core URL printed in the command line when `--core-url` is not given: where `serve`
 /// listens by default.
@@ -15,14 +13,8 @@ pub const DEFAULT_CORE_URL: &str = "http://127.0.0.1:8080";
 
 #[derive(Args)]
 pub struct EnvironmentsArgs {
-    /// Core's data directory (the one `serve` runs on).
-    #[arg(
-        long,
-        env = "SWITCHBOARD_DATA_DIR",
-        default_value = ".switchboard",
-        global = true
-    )]
-    pub data_dir: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArgs,
     #[command(subcommand)]
     pub action: EnvironmentsAction,
 }
@@ -41,14 +33,13 @@ pub enum EnvironmentsAction {
 }
 
 pub async fn run(mut args: EnvironmentsArgs) -> anyhow::Result<()> {
-    args.data_dir = crate::paths::absolute(&args.data_dir)?;
-    let store = open_store(&args.data_dir).await?;
+    let store = args.store.open().await?;
     match args.action {
         EnvironmentsAction::Enroll {
             environment_id,
             core_url,
         } => {
-            let token = mint_in_any_project(&store, &environment_id).await?;
+            let token = mint_in_any_project(store.as_ref(), &environment_id).await?;
             println!("{}", enrollment::command(&core_url, &token.secret));
         }
     }
@@ -58,10 +49,9 @@ pub async fn run(mut args: EnvironmentsArgs) -> anyhow::Result<()> {
 /// The Core host's administrator names an Environment by ID alone: it is minted in whichever
 /// Project holds it (IDs are unique across Projects).
 async fn mint_in_any_project(
-    store: &switchboard_store::SqliteStore,
+    store: &dyn switchboard_store::Store,
     environment_id: &str,
 ) -> anyhow::Result<enrollment::Minted> {
-    use switchboard_store::Store;
     let mut last = None;
     for project in store.list_projects().await? {
         match enrollment::mint_for(store, &project.id, environment_id).await {

@@ -1,23 +1,16 @@
-//! `switchboard keys create|list|revoke`: Project API keys in the embedded store.
-
-use std::path::PathBuf;
+//! `switchboard keys create|list|revoke`: Project API keys in the deployment's store (the data directory's SQLite file, or `--database-url`).
 
 use clap::{Args, Subcommand};
 use switchboard_core::auth;
 use switchboard_store::Store;
 
-use crate::serve::open_store;
+use crate::database::StoreArgs;
 use switchboard_core::unix_now;
 
 #[derive(Args)]
 pub struct KeysArgs {
-    #[arg(
-        long,
-        env = "SWITCHBOARD_DATA_DIR",
-        default_value = ".switchboard",
-        global = true
-    )]
-    pub data_dir: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArgs,
     #[command(subcommand)]
     pub action: KeysAction,
 }
@@ -37,18 +30,17 @@ pub enum KeysAction {
 }
 
 pub async fn run(mut args: KeysArgs) -> anyhow::Result<()> {
-    args.data_dir = crate::paths::absolute(&args.data_dir)?;
-    let store = open_store(&args.data_dir).await?;
+    let store = args.store.open().await?;
     match args.action {
         KeysAction::Create { project } => {
             let project = match project {
-                Some(id) => usable_project(&store, &id).await?,
-                None => auth::first_project(&store, unix_now()).await?,
+                Some(id) => usable_project(store.as_ref(), &id).await?,
+                None => auth::first_project(store.as_ref(), unix_now()).await?,
             };
             let secret = auth::generate_secret();
             let rec = auth::record_for(&secret, &project, unix_now());
             store.insert_api_key(&rec).await?;
-            auth::touch_epoch(&args.data_dir)?;
+            args.store.keys_changed()?;
             println!("{}\t{}", rec.id, secret);
         }
         KeysAction::List => {
@@ -66,7 +58,7 @@ pub async fn run(mut args: KeysArgs) -> anyhow::Result<()> {
             if !store.revoke_api_key(&id, unix_now()).await? {
                 anyhow::bail!("no active key with ID {id}");
             }
-            auth::touch_epoch(&args.data_dir)?;
+            args.store.keys_changed()?;
             println!("revoked {id}");
         }
     }

@@ -1,23 +1,15 @@
-//! `switchboard projects create|list|archive`: the Projects of the embedded store, managed on
+//! `switchboard projects create|list|archive`: the Projects of the deployment's store, managed on
 //! the Core host. Every resource belongs to one Project, and a key sees only its own.
-
-use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use switchboard_core::{auth, unix_now};
-use switchboard_store::Store;
 
-use crate::serve::open_store;
+use crate::database::StoreArgs;
 
 #[derive(Args)]
 pub struct ProjectsArgs {
-    #[arg(
-        long,
-        env = "SWITCHBOARD_DATA_DIR",
-        default_value = ".switchboard",
-        global = true
-    )]
-    pub data_dir: PathBuf,
+    #[command(flatten)]
+    pub store: StoreArgs,
     #[command(subcommand)]
     pub action: ProjectsAction,
 }
@@ -37,8 +29,7 @@ pub enum ProjectsAction {
 }
 
 pub async fn run(mut args: ProjectsArgs) -> anyhow::Result<()> {
-    args.data_dir = crate::paths::absolute(&args.data_dir)?;
-    let store = open_store(&args.data_dir).await?;
+    let store = args.store.open().await?;
     match args.action {
         ProjectsAction::Create { name } => {
             let project = auth::new_project(&name, unix_now());
@@ -58,7 +49,7 @@ pub async fn run(mut args: ProjectsArgs) -> anyhow::Result<()> {
                 anyhow::bail!("no active Project with ID {id}");
             }
             // Running servers drop their cached keys, so the archived Project's stop now.
-            auth::touch_epoch(&args.data_dir)?;
+            args.store.keys_changed()?;
             println!("archived {id}");
         }
     }
