@@ -12,6 +12,7 @@ pub mod key_check;
 pub mod page;
 pub mod postgres;
 pub mod sessions;
+mod sql;
 pub mod sqlite;
 pub mod subagents;
 #[cfg(feature = "test-support")]

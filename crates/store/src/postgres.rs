@@ -23,6 +23,7 @@ mod query;
 mod subagents;
 mod vaults;
 
+use crate::sql::{self, put_environment};
 use crate::writer::{Bind, Statement};
 use crate::{
     AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentFilter, EnvironmentRecord,
@@ -159,10 +160,6 @@ fn two(id: &str, project: &str) -> Vec<Bind> {
     vec![Bind::Text(id.to_owned()), Bind::Text(project.to_owned())]
 }
 
-fn texts<const N: usize>(values: [String; N]) -> Vec<Bind> {
-    values.into_iter().map(Bind::Text).collect()
-}
-
 fn project(row: &PgRow) -> ProjectRecord {
     ProjectRecord {
         id: row.get("id"),
@@ -274,25 +271,6 @@ fn metadata_pair(sql: &'static str, k: &str, v: &str) -> Cond {
 /// The upsert of an Environment row; an existing row keeps `seq`, `created_at` and its digests
 /// (they change only through the conditional enrollment writes). A row of another
 /// Project is left alone.
-fn put_environment(e: &EnvironmentRecord) -> Statement {
-    Statement::new(
-        "INSERT INTO environments \
-         (id, created_at, kind, enrollment_digest, credential_digest, doc, project_id) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) \
-         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, doc = excluded.doc \
-         WHERE environments.project_id = excluded.project_id",
-        vec![
-            Bind::Text(e.id.clone()),
-            Bind::I64(e.created_at),
-            Bind::Text(e.kind.clone()),
-            Bind::OptText(e.enrollment_digest.clone()),
-            Bind::OptText(e.credential_digest.clone()),
-            Bind::Text(e.doc.clone()),
-            Bind::Text(e.project_id.clone()),
-        ],
-    )
-}
-
 #[async_trait]
 impl Store for PgStore {
     async fn insert_project(&self, p: &ProjectRecord) -> Result<()> {
@@ -433,6 +411,7 @@ impl Store for PgStore {
     async fn list_agents(&self, project: &str, q: &PageQuery) -> Result<Page<AgentRecord>> {
         let l = Listing {
             table: "agents",
+            columns: "*",
             scope: of_project(project),
             filter: vec![],
             row: agent,
@@ -440,89 +419,11 @@ impl Store for PgStore {
         page(&self.pool, l, q).await
     }
 
-    async fn write_session(&self, mut w: SessionWrite) -> Result<()> {
+    async fn write_session(&self, w: SessionWrite) -> Result<()> {
         if w.is_empty() {
             return Ok(());
         }
-        let mut statements = Vec::with_capacity(4 + w.turns.len() + w.items.len());
-        let children = subagents::statements(&mut w);
-        // The Environment first: a Session document may name it.
-        if let Some(e) = &w.environment {
-            statements.push(put_environment(e));
-        }
-        if let Some(s) = w.session {
-            statements.push(Statement::new(
-                "INSERT INTO sessions \
-                 (id, created_at, agent_id, metadata, active_turn_id, doc, project_id) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) \
-                 ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
-                 metadata = excluded.metadata, active_turn_id = excluded.active_turn_id, \
-                 doc = excluded.doc WHERE sessions.project_id = excluded.project_id",
-                vec![
-                    Bind::Text(s.id),
-                    Bind::I64(s.created_at),
-                    Bind::OptText(s.agent_id),
-                    Bind::Text(s.metadata),
-                    Bind::OptText(s.active_turn_id),
-                    Bind::Text(s.doc),
-                    Bind::Text(s.project_id),
-                ],
-            ));
-        }
-        // After the Session row: they reference it.
-        statements.extend(children);
-        // The upserts target (session_id, id): an ID another Session owns hits the plain `id`
-        // key, which ON CONFLICT does not cover, and fails the write.
-        statements.extend(w.turns.into_iter().map(|t| {
-            Statement::new(
-                "INSERT INTO turns (id, session_id, doc) VALUES ($1, $2, $3) \
-                 ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
-                texts([t.id, t.session_id, t.doc]),
-            )
-        }));
-        statements.extend(w.items.into_iter().map(|i| {
-            Statement::new(
-                "INSERT INTO items (id, session_id, turn_id, doc) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (session_id, id) DO UPDATE SET turn_id = excluded.turn_id, \
-                 doc = excluded.doc",
-                texts([i.id, i.session_id, i.turn_id, i.doc]),
-            )
-        }));
-        statements.extend(w.calls.into_iter().map(|c| {
-            Statement::new(
-                "INSERT INTO calls (session_id, call_id, turn_id, doc) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (session_id, call_id) DO UPDATE SET turn_id = excluded.turn_id, \
-                 doc = excluded.doc",
-                texts([c.session_id, c.call_id, c.turn_id, c.doc]),
-            )
-        }));
-        if let Some(k) = w.create_key {
-            statements.push(Statement::new(
-                "INSERT INTO session_create_keys \
-                 (key, session_id, fingerprint, created_at, project_id) VALUES ($1, $2, $3, $4, $5)",
-                vec![
-                    Bind::Text(k.key),
-                    Bind::Text(k.session_id),
-                    Bind::Text(k.fingerprint),
-                    Bind::I64(k.created_at),
-                    Bind::Text(k.project_id),
-                ],
-            ));
-        }
-        if let Some(k) = w.idempotency {
-            statements.push(Statement::new(
-                "INSERT INTO idempotency (session_id, key, fingerprint, created_at, project_id) \
-                 VALUES ($1, $2, $3, $4, $5)",
-                vec![
-                    Bind::Text(k.session_id),
-                    Bind::Text(k.key),
-                    Bind::Text(k.fingerprint),
-                    Bind::I64(k.created_at),
-                    Bind::Text(k.project_id),
-                ],
-            ));
-        }
-        self.write_all(statements).await.map(drop)
+        self.write_all(sql::session_write(w)).await.map(drop)
     }
 
     async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {
@@ -550,6 +451,7 @@ impl Store for PgStore {
         }
         let l = Listing {
             table: "sessions",
+            columns: "*",
             scope: of_project(project),
             filter,
             row: session,
@@ -666,6 +568,7 @@ impl Store for PgStore {
     ) -> Result<Page<TurnRecord>> {
         let l = Listing {
             table: "turns",
+            columns: "*",
             scope: of_session(project, session_id),
             filter: vec![],
             row: turn,
@@ -687,6 +590,7 @@ impl Store for PgStore {
             .collect();
         let l = Listing {
             table: "items",
+            columns: "*",
             scope: of_session(project, session_id),
             filter,
             row: item,
@@ -763,6 +667,7 @@ impl Store for PgStore {
             .collect();
         let l = Listing {
             table: "environments",
+            columns: "*",
             scope: of_project(project),
             filter,
             row: environment,

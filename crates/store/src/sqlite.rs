@@ -18,10 +18,11 @@ mod key_check;
 mod subagents;
 mod vaults;
 
+use crate::sql::{self, Cond, Listing, Sql, of_project, of_session, put_environment};
 use crate::writer::{Bind, Statement, Writer};
 use crate::{
     AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentFilter, EnvironmentRecord,
-    IdempotencyRecord, ItemRecord, Order, Page, PageQuery, ProjectRecord, Result, SessionFilter,
+    IdempotencyRecord, ItemRecord, Page, PageQuery, ProjectRecord, Result, SessionFilter,
     SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
 };
 
@@ -118,118 +119,28 @@ impl SqliteStore {
         Ok(row.as_ref().map(environment))
     }
 
-    async fn page<T>(&self, l: Listing<T>, q: &PageQuery) -> Result<Page<T>> {
-        let mut sql = Sql::default();
-        sql.push("SELECT ")
-            .push(l.columns)
-            .push(" FROM ")
-            .push(l.table);
-        sql.push(" WHERE 1 = 1");
-        for c in l.scope.iter().chain(&l.filter) {
-            sql.push(" AND ").cond(c);
-        }
-        if let Some(after) = &q.after {
-            let mut cursor = Sql::default();
-            cursor
-                .push("SELECT seq FROM ")
-                .push(l.table)
-                .push(" WHERE id = ")
-                .bind(Bind::Text(after.clone()));
-            for c in &l.scope {
-                cursor.push(" AND ").cond(c);
-            }
-            let seq: i64 = cursor
-                .fetch_optional(&self.pool)
-                .await?
-                .ok_or(StoreError::UnknownCursor)?
-                .get("seq");
-            sql.push(match q.order {
-                Order::Asc => " AND seq > ",
-                Order::Desc => " AND seq < ",
-            })
-            .bind(Bind::I64(seq));
-        }
-        sql.push(match q.order {
-            Order::Asc => " ORDER BY seq ASC LIMIT ",
-            Order::Desc => " ORDER BY seq DESC LIMIT ",
-        })
-        .bind(Bind::I64(i64::from(q.limit) + 1));
-        let rows = sql.fetch_all(&self.pool).await?;
-        let mut data: Vec<T> = rows.iter().map(l.row).collect();
-        let has_more = data.len() > q.limit as usize;
-        data.truncate(q.limit as usize);
-        Ok(Page { data, has_more })
+    async fn page<T>(&self, l: Listing<SqliteRow, T>, q: &PageQuery) -> Result<Page<T>> {
+        let after_seq = match &q.after {
+            Some(after) => Some(
+                query(&l.cursor(after))?
+                    .fetch_optional(&self.pool)
+                    .await?
+                    .ok_or(StoreError::UnknownCursor)?
+                    .get("seq"),
+            ),
+            None => None,
+        };
+        let rows = query(&l.rows(q, after_seq))?.fetch_all(&self.pool).await?;
+        Ok(l.page(&rows, q))
     }
 }
 
-/// A listing of one table in `seq` order, for [`SqliteStore::page`].
-struct Listing<T> {
-    table: &'static str,
-    columns: &'static str,
-    /// What every row of the listing, the cursor's included, belongs to (a Turn's Session).
-    scope: Vec<Cond>,
-    /// What listed rows must also meet (`agent_id`, metadata, an Item's Turn).
-    filter: Vec<Cond>,
-    row: fn(&SqliteRow) -> T,
-}
-
-/// An SQL condition with a `?` where each bound value goes; numbered `$N` when assembled.
-struct Cond {
-    sql: &'static str,
-    binds: Vec<Bind>,
-}
-
-impl Cond {
-    fn new(sql: &'static str, binds: impl Into<Vec<Bind>>) -> Self {
-        let binds = binds.into();
-        debug_assert_eq!(sql.matches('?').count(), binds.len(), "{sql}");
-        Cond { sql, binds }
-    }
-}
-
-/// A query assembled at run time, its placeholders numbered in bind order.
-#[derive(Default)]
-struct Sql {
-    text: String,
-    binds: Vec<Bind>,
-}
-
-impl Sql {
-    fn push(&mut self, text: &str) -> &mut Self {
-        self.text.push_str(text);
-        self
-    }
-
-    fn bind(&mut self, value: Bind) -> &mut Self {
-        self.binds.push(value);
-        self.text.push_str(&format!("${}", self.binds.len()));
-        self
-    }
-
-    fn cond(&mut self, c: &Cond) -> &mut Self {
-        let mut parts = c.sql.split('?');
-        self.push(parts.next().unwrap_or_default());
-        for (part, value) in parts.zip(&c.binds) {
-            self.bind(value.clone()).push(part);
-        }
-        self
-    }
-
-    fn query(&self) -> Result<sqlx::query::Query<'_, sqlx::Sqlite, SqliteArguments>> {
-        // Only fixed fragments go into the text; every value is bound.
-        Ok(sqlx::query_with(
-            AssertSqlSafe(self.text.as_str()),
-            crate::writer::arguments(&self.binds)?,
-        ))
-    }
-
-    async fn fetch_all(&self, pool: &SqlitePool) -> Result<Vec<SqliteRow>> {
-        Ok(self.query()?.fetch_all(pool).await?)
-    }
-
-    async fn fetch_optional(&self, pool: &SqlitePool) -> Result<Option<SqliteRow>> {
-        Ok(self.query()?.fetch_optional(pool).await?)
-    }
+/// An assembled query, bound and ready to run.
+fn query(sql: &Sql) -> Result<sqlx::query::Query<'_, sqlx::Sqlite, SqliteArguments>> {
+    Ok(sqlx::query_with(
+        AssertSqlSafe(sql.text.as_str()),
+        crate::writer::arguments(&sql.binds)?,
+    ))
 }
 
 fn project(row: &SqliteRow) -> ProjectRecord {
@@ -279,29 +190,6 @@ fn in_session<'q>(
 const SESSION_IN_PROJECT: &str =
     "session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
 
-/// The scope of a listing of one Session's rows, in one Project.
-fn of_session(project: &str, session_id: &str) -> Vec<Cond> {
-    vec![Cond::new(
-        "session_id IN (SELECT id FROM sessions WHERE id = ? AND project_id = ?)",
-        [
-            Bind::Text(session_id.to_owned()),
-            Bind::Text(project.to_owned()),
-        ],
-    )]
-}
-
-/// The scope of a listing of one Project's top-level rows.
-fn of_project(project: &str) -> Vec<Cond> {
-    vec![Cond::new(
-        "project_id = ?",
-        [Bind::Text(project.to_owned())],
-    )]
-}
-
-fn texts<const N: usize>(values: [String; N]) -> Vec<Bind> {
-    values.into_iter().map(Bind::Text).collect()
-}
-
 fn session(row: &SqliteRow) -> SessionRecord {
     SessionRecord {
         id: row.get("id"),
@@ -330,25 +218,6 @@ fn environment(row: &SqliteRow) -> EnvironmentRecord {
 /// An existing row keeps its digests: they change only through the conditional enrollment
 /// writes (`exchange_enrollment`, `set_enrollment_digest`), so a document update that read
 /// the row before an exchange can never undo it. A row of another Project is left alone.
-fn put_environment(e: &EnvironmentRecord) -> Statement {
-    Statement::new(
-        "INSERT INTO environments \
-         (id, created_at, kind, enrollment_digest, credential_digest, doc, project_id) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7) \
-         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, doc = excluded.doc \
-         WHERE environments.project_id = excluded.project_id",
-        vec![
-            Bind::Text(e.id.clone()),
-            Bind::I64(e.created_at),
-            Bind::Text(e.kind.clone()),
-            Bind::OptText(e.enrollment_digest.clone()),
-            Bind::OptText(e.credential_digest.clone()),
-            Bind::Text(e.doc.clone()),
-            Bind::Text(e.project_id.clone()),
-        ],
-    )
-}
-
 fn turn(row: &SqliteRow) -> TurnRecord {
     TurnRecord {
         id: row.get("id"),
@@ -556,90 +425,11 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn write_session(&self, mut w: SessionWrite) -> Result<()> {
+    async fn write_session(&self, w: SessionWrite) -> Result<()> {
         if w.is_empty() {
             return Ok(());
         }
-        let mut statements =
-            Vec::with_capacity(2 + w.turns.len() + w.items.len() + w.calls.len() + 2);
-        let children = subagents::statements(&mut w);
-        // The Environment first: a Session document may name it.
-        if let Some(e) = &w.environment {
-            statements.push(put_environment(e));
-        }
-        if let Some(s) = w.session {
-            statements.push(Statement::new(
-                "INSERT INTO sessions \
-                 (id, created_at, agent_id, metadata, active_turn_id, doc, project_id) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7) \
-                 ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
-                 metadata = excluded.metadata, active_turn_id = excluded.active_turn_id, \
-                 doc = excluded.doc WHERE sessions.project_id = excluded.project_id",
-                vec![
-                    Bind::Text(s.id),
-                    Bind::I64(s.created_at),
-                    Bind::OptText(s.agent_id),
-                    Bind::Text(s.metadata),
-                    Bind::OptText(s.active_turn_id),
-                    Bind::Text(s.doc),
-                    Bind::Text(s.project_id),
-                ],
-            ));
-        }
-        // After the Session row: they reference it.
-        statements.extend(children);
-        // Turns and Items target their (session_id, id) key: an ID another Session owns still
-        // hits the plain `id` key and fails the write (see the migration).
-        statements.extend(w.turns.into_iter().map(|t| {
-            Statement::new(
-                "INSERT INTO turns (id, session_id, doc) VALUES ($1, $2, $3) \
-                 ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
-                texts([t.id, t.session_id, t.doc]),
-            )
-        }));
-        statements.extend(w.items.into_iter().map(|i| {
-            Statement::new(
-                "INSERT INTO items (id, session_id, turn_id, doc) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (session_id, id) DO UPDATE SET turn_id = excluded.turn_id, \
-                 doc = excluded.doc",
-                texts([i.id, i.session_id, i.turn_id, i.doc]),
-            )
-        }));
-        statements.extend(w.calls.into_iter().map(|c| {
-            Statement::new(
-                "INSERT INTO calls (session_id, call_id, turn_id, doc) VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (session_id, call_id) DO UPDATE SET turn_id = excluded.turn_id, \
-                 doc = excluded.doc",
-                texts([c.session_id, c.call_id, c.turn_id, c.doc]),
-            )
-        }));
-        if let Some(k) = w.create_key {
-            statements.push(Statement::new(
-                "INSERT INTO session_create_keys \
-                 (key, session_id, fingerprint, created_at, project_id) VALUES ($1, $2, $3, $4, $5)",
-                vec![
-                    Bind::Text(k.key),
-                    Bind::Text(k.session_id),
-                    Bind::Text(k.fingerprint),
-                    Bind::I64(k.created_at),
-                    Bind::Text(k.project_id),
-                ],
-            ));
-        }
-        if let Some(k) = w.idempotency {
-            statements.push(Statement::new(
-                "INSERT INTO idempotency (session_id, key, fingerprint, created_at, project_id) \
-                 VALUES ($1, $2, $3, $4, $5)",
-                vec![
-                    Bind::Text(k.session_id),
-                    Bind::Text(k.key),
-                    Bind::Text(k.fingerprint),
-                    Bind::I64(k.created_at),
-                    Bind::Text(k.project_id),
-                ],
-            ));
-        }
-        self.write_all(statements).await
+        self.write_all(sql::session_write(w)).await
     }
 
     async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {

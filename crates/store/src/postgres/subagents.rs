@@ -5,11 +5,11 @@ use async_trait::async_trait;
 use sqlx::Row;
 use sqlx::postgres::PgRow;
 
+use super::PgStore;
 use super::query::{Cond, Listing, of_session, page};
-use super::{PgStore, texts};
 use crate::subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
-use crate::writer::{Bind, Statement};
-use crate::{Page, PageQuery, Result, SessionWrite};
+use crate::writer::Bind;
+use crate::{Page, PageQuery, Result};
 
 fn subagent(row: &PgRow) -> SubagentRecord {
     SubagentRecord {
@@ -48,35 +48,6 @@ fn of_subagent(project: &str, session_id: &str, subagent_id: &str) -> Vec<Cond> 
     scope
 }
 
-/// The upserts of a write's Subagent rows (they target the (session_id, id) key, as Turns do).
-pub(super) fn statements(w: &mut SessionWrite) -> Vec<Statement> {
-    let mut out = Vec::new();
-    out.extend(std::mem::take(&mut w.subagents).into_iter().map(|s| {
-        Statement::new(
-            "INSERT INTO subagents (id, session_id, doc) VALUES ($1, $2, $3) \
-             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
-            texts([s.id, s.session_id, s.doc]),
-        )
-    }));
-    out.extend(std::mem::take(&mut w.child_turns).into_iter().map(|t| {
-        Statement::new(
-            "INSERT INTO subagent_turns (id, session_id, subagent_id, doc) \
-             VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
-            texts([t.id, t.session_id, t.subagent_id, t.doc]),
-        )
-    }));
-    out.extend(std::mem::take(&mut w.child_items).into_iter().map(|i| {
-        Statement::new(
-            "INSERT INTO subagent_items (id, session_id, subagent_id, turn_id, doc) \
-             VALUES ($1, $2, $3, $4, $5) \
-             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
-            texts([i.id, i.session_id, i.subagent_id, i.turn_id, i.doc]),
-        )
-    }));
-    out
-}
-
 #[async_trait]
 impl SubagentStore for PgStore {
     async fn get_subagent(
@@ -98,6 +69,7 @@ impl SubagentStore for PgStore {
     ) -> Result<Page<SubagentRecord>> {
         let l = Listing {
             table: "subagents",
+            columns: "*",
             scope: of_session(project, session_id),
             filter: vec![],
             row: subagent,
@@ -131,6 +103,7 @@ impl SubagentStore for PgStore {
     ) -> Result<Page<ChildTurnRecord>> {
         let l = Listing {
             table: "subagent_turns",
+            columns: "*",
             scope: of_subagent(project, session_id, subagent_id),
             filter: vec![],
             row: child_turn,
@@ -152,6 +125,7 @@ impl SubagentStore for PgStore {
             .collect();
         let l = Listing {
             table: "subagent_items",
+            columns: "*",
             scope: of_subagent(project, session_id, subagent_id),
             filter,
             row: child_item,

@@ -93,6 +93,7 @@ impl VaultStore for PgStore {
     ) -> Result<Page<VaultRecord>> {
         let l = Listing {
             table: "vaults",
+            columns: "*",
             scope: of_project(project),
             filter: conditions(f, true),
             row: vault,
@@ -149,6 +150,7 @@ impl VaultStore for PgStore {
     ) -> Result<Page<CredentialRecord>> {
         let l = Listing {
             table: "vault_credentials",
+            columns: "*",
             scope: vec![Cond::new(
                 "vault_id = ? AND project_id = ?",
                 [

@@ -5,10 +5,10 @@ use async_trait::async_trait;
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
-use super::{Cond, Listing, SqliteStore, in_session, of_session, texts};
+use super::{Cond, Listing, SqliteStore, in_session, of_session};
 use crate::subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
-use crate::writer::{Bind, Statement};
-use crate::{Page, PageQuery, Result, SessionWrite};
+use crate::writer::Bind;
+use crate::{Page, PageQuery, Result};
 
 fn subagent(row: &SqliteRow) -> SubagentRecord {
     SubagentRecord {
@@ -45,35 +45,6 @@ fn of_subagent(project: &str, session_id: &str, subagent_id: &str) -> Vec<Cond> 
         [Bind::Text(subagent_id.to_owned())],
     ));
     scope
-}
-
-/// The upserts of a write's Subagent rows (they target the (session_id, id) key, as Turns do).
-pub(super) fn statements(w: &mut SessionWrite) -> Vec<Statement> {
-    let mut out = Vec::new();
-    out.extend(std::mem::take(&mut w.subagents).into_iter().map(|s| {
-        Statement::new(
-            "INSERT INTO subagents (id, session_id, doc) VALUES ($1, $2, $3) \
-             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
-            texts([s.id, s.session_id, s.doc]),
-        )
-    }));
-    out.extend(std::mem::take(&mut w.child_turns).into_iter().map(|t| {
-        Statement::new(
-            "INSERT INTO subagent_turns (id, session_id, subagent_id, doc) \
-             VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
-            texts([t.id, t.session_id, t.subagent_id, t.doc]),
-        )
-    }));
-    out.extend(std::mem::take(&mut w.child_items).into_iter().map(|i| {
-        Statement::new(
-            "INSERT INTO subagent_items (id, session_id, subagent_id, turn_id, doc) \
-             VALUES ($1, $2, $3, $4, $5) \
-             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
-            texts([i.id, i.session_id, i.subagent_id, i.turn_id, i.doc]),
-        )
-    }));
-    out
 }
 
 #[async_trait]

@@ -1,0 +1,270 @@
+//! The SQL both engines run. The queries are portable (`$N` placeholders, `ON CONFLICT`), so
+//! what they are is written once here: conditions and listings assembled at run time (every
+//! value bound, never spliced), cursor pages in `seq` order, and the statements of one
+//! [`SessionWrite`]. Each engine only binds and runs them ([`crate::sqlite`],
+//! [`crate::postgres`]).
+
+use crate::writer::{Bind, Statement};
+use crate::{EnvironmentRecord, Order, Page, PageQuery, SessionWrite};
+
+/// A listing of one table in `seq` order; `R` is the engine's row type.
+pub(crate) struct Listing<R, T> {
+    pub table: &'static str,
+    pub columns: &'static str,
+    /// What every row of the listing, the cursor's included, belongs to (a Turn's Session).
+    pub scope: Vec<Cond>,
+    /// What listed rows must also meet (`agent_id`, metadata, an Item's Turn).
+    pub filter: Vec<Cond>,
+    pub row: fn(&R) -> T,
+}
+
+impl<R, T> Listing<R, T> {
+    /// The `seq` of the cursor row `after`, looked up in the listing's scope only, so a row of
+    /// another Session or Project is an unknown cursor whether or not it passes the filters.
+    pub fn cursor(&self, after: &str) -> Sql {
+        let mut cursor = Sql::default();
+        cursor
+            .push("SELECT seq FROM ")
+            .push(self.table)
+            .push(" WHERE id = ")
+            .bind(Bind::Text(after.to_owned()));
+        for c in &self.scope {
+            cursor.push(" AND ").cond(c);
+        }
+        cursor
+    }
+
+    /// The page's rows past the cursor's `seq`, in order, one more than the limit (to tell
+    /// whether more follow).
+    pub fn rows(&self, q: &PageQuery, after_seq: Option<i64>) -> Sql {
+        let mut sql = Sql::default();
+        sql.push("SELECT ")
+            .push(self.columns)
+            .push(" FROM ")
+            .push(self.table)
+            .push(" WHERE 1 = 1");
+        for c in self.scope.iter().chain(&self.filter) {
+            sql.push(" AND ").cond(c);
+        }
+        if let Some(seq) = after_seq {
+            sql.push(match q.order {
+                Order::Asc => " AND seq > ",
+                Order::Desc => " AND seq < ",
+            })
+            .bind(Bind::I64(seq));
+        }
+        sql.push(match q.order {
+            Order::Asc => " ORDER BY seq ASC LIMIT ",
+            Order::Desc => " ORDER BY seq DESC LIMIT ",
+        })
+        .bind(Bind::I64(i64::from(q.limit) + 1));
+        sql
+    }
+
+    /// The page made of what [`Listing::rows`] returned.
+    pub fn page(&self, rows: &[R], q: &PageQuery) -> Page<T> {
+        let mut data: Vec<T> = rows.iter().map(self.row).collect();
+        let has_more = data.len() > q.limit as usize;
+        data.truncate(q.limit as usize);
+        Page { data, has_more }
+    }
+}
+
+/// An SQL condition with a `?` where each bound value goes; numbered `$N` when assembled.
+pub(crate) struct Cond {
+    sql: &'static str,
+    binds: Vec<Bind>,
+}
+
+impl Cond {
+    pub fn new(sql: &'static str, binds: impl Into<Vec<Bind>>) -> Self {
+        let binds = binds.into();
+        debug_assert_eq!(sql.matches('?').count(), binds.len(), "{sql}");
+        Cond { sql, binds }
+    }
+}
+
+/// A query assembled at run time, its placeholders numbered in bind order. Only fixed
+/// fragments go into `text`; every value is in `binds`.
+#[derive(Default)]
+pub(crate) struct Sql {
+    pub text: String,
+    pub binds: Vec<Bind>,
+}
+
+impl Sql {
+    fn push(&mut self, text: &str) -> &mut Self {
+        self.text.push_str(text);
+        self
+    }
+
+    fn bind(&mut self, value: Bind) -> &mut Self {
+        self.binds.push(value);
+        self.text.push_str(&format!("${}", self.binds.len()));
+        self
+    }
+
+    fn cond(&mut self, c: &Cond) -> &mut Self {
+        let mut parts = c.sql.split('?');
+        self.push(parts.next().unwrap_or_default());
+        for (part, value) in parts.zip(&c.binds) {
+            self.bind(value.clone()).push(part);
+        }
+        self
+    }
+}
+
+/// The scope of a listing of one Session's rows, in one Project (child rows follow their
+/// Session, so a foreign Project's Session has none).
+pub(crate) fn of_session(project: &str, session_id: &str) -> Vec<Cond> {
+    vec![Cond::new(
+        "session_id IN (SELECT id FROM sessions WHERE id = ? AND project_id = ?)",
+        [
+            Bind::Text(session_id.to_owned()),
+            Bind::Text(project.to_owned()),
+        ],
+    )]
+}
+
+/// The scope of a listing of one Project's top-level rows.
+pub(crate) fn of_project(project: &str) -> Vec<Cond> {
+    vec![Cond::new(
+        "project_id = ?",
+        [Bind::Text(project.to_owned())],
+    )]
+}
+
+fn texts<const N: usize>(values: [String; N]) -> Vec<Bind> {
+    values.into_iter().map(Bind::Text).collect()
+}
+
+/// The statements of one atomic Session write, in the order their rows reference each other.
+pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
+    let mut statements = Vec::with_capacity(2 + w.turns.len() + w.items.len() + w.calls.len() + 2);
+    let children = subagent_rows(&mut w);
+    // The Environment first: a Session document may name it.
+    if let Some(e) = &w.environment {
+        statements.push(put_environment(e));
+    }
+    if let Some(s) = w.session {
+        statements.push(Statement::new(
+            "INSERT INTO sessions \
+             (id, created_at, agent_id, metadata, active_turn_id, doc, project_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) \
+             ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
+             metadata = excluded.metadata, active_turn_id = excluded.active_turn_id, \
+             doc = excluded.doc WHERE sessions.project_id = excluded.project_id",
+            vec![
+                Bind::Text(s.id),
+                Bind::I64(s.created_at),
+                Bind::OptText(s.agent_id),
+                Bind::Text(s.metadata),
+                Bind::OptText(s.active_turn_id),
+                Bind::Text(s.doc),
+                Bind::Text(s.project_id),
+            ],
+        ));
+    }
+    // After the Session row: they reference it.
+    statements.extend(children);
+    // Turns and Items target their (session_id, id) key: an ID another Session owns still
+    // hits the plain `id` key and fails the write (see the migration).
+    statements.extend(w.turns.into_iter().map(|t| {
+        Statement::new(
+            "INSERT INTO turns (id, session_id, doc) VALUES ($1, $2, $3) \
+             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
+            texts([t.id, t.session_id, t.doc]),
+        )
+    }));
+    statements.extend(w.items.into_iter().map(|i| {
+        Statement::new(
+            "INSERT INTO items (id, session_id, turn_id, doc) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (session_id, id) DO UPDATE SET turn_id = excluded.turn_id, \
+             doc = excluded.doc",
+            texts([i.id, i.session_id, i.turn_id, i.doc]),
+        )
+    }));
+    statements.extend(w.calls.into_iter().map(|c| {
+        Statement::new(
+            "INSERT INTO calls (session_id, call_id, turn_id, doc) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (session_id, call_id) DO UPDATE SET turn_id = excluded.turn_id, \
+             doc = excluded.doc",
+            texts([c.session_id, c.call_id, c.turn_id, c.doc]),
+        )
+    }));
+    if let Some(k) = w.create_key {
+        statements.push(Statement::new(
+            "INSERT INTO session_create_keys \
+             (key, session_id, fingerprint, created_at, project_id) VALUES ($1, $2, $3, $4, $5)",
+            vec![
+                Bind::Text(k.key),
+                Bind::Text(k.session_id),
+                Bind::Text(k.fingerprint),
+                Bind::I64(k.created_at),
+                Bind::Text(k.project_id),
+            ],
+        ));
+    }
+    if let Some(k) = w.idempotency {
+        statements.push(Statement::new(
+            "INSERT INTO idempotency (session_id, key, fingerprint, created_at, project_id) \
+             VALUES ($1, $2, $3, $4, $5)",
+            vec![
+                Bind::Text(k.session_id),
+                Bind::Text(k.key),
+                Bind::Text(k.fingerprint),
+                Bind::I64(k.created_at),
+                Bind::Text(k.project_id),
+            ],
+        ));
+    }
+    statements
+}
+
+pub(crate) fn put_environment(e: &EnvironmentRecord) -> Statement {
+    Statement::new(
+        "INSERT INTO environments \
+         (id, created_at, kind, enrollment_digest, credential_digest, doc, project_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) \
+         ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, doc = excluded.doc \
+         WHERE environments.project_id = excluded.project_id",
+        vec![
+            Bind::Text(e.id.clone()),
+            Bind::I64(e.created_at),
+            Bind::Text(e.kind.clone()),
+            Bind::OptText(e.enrollment_digest.clone()),
+            Bind::OptText(e.credential_digest.clone()),
+            Bind::Text(e.doc.clone()),
+            Bind::Text(e.project_id.clone()),
+        ],
+    )
+}
+
+/// The upserts of a write's Subagent rows (they target the (session_id, id) key, as Turns do).
+fn subagent_rows(w: &mut SessionWrite) -> Vec<Statement> {
+    let mut out = Vec::new();
+    out.extend(std::mem::take(&mut w.subagents).into_iter().map(|s| {
+        Statement::new(
+            "INSERT INTO subagents (id, session_id, doc) VALUES ($1, $2, $3) \
+             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
+            texts([s.id, s.session_id, s.doc]),
+        )
+    }));
+    out.extend(std::mem::take(&mut w.child_turns).into_iter().map(|t| {
+        Statement::new(
+            "INSERT INTO subagent_turns (id, session_id, subagent_id, doc) \
+             VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
+            texts([t.id, t.session_id, t.subagent_id, t.doc]),
+        )
+    }));
+    out.extend(std::mem::take(&mut w.child_items).into_iter().map(|i| {
+        Statement::new(
+            "INSERT INTO subagent_items (id, session_id, subagent_id, turn_id, doc) \
+             VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
+            texts([i.id, i.session_id, i.subagent_id, i.turn_id, i.doc]),
+        )
+    }));
+    out
+}
