@@ -138,6 +138,11 @@ class Engine:
     def __init__(self, tmp: pathlib.Path, scenario=None, extra_serve=(), env=None, log=None):
         (tmp / "mock").mkdir(exist_ok=True)
         self.mock = MockModel(tmp / "mock", scenario)
+        self._serve = (tmp, extra_serve, env, log)
+        self._start_server()
+
+    def _start_server(self):
+        tmp, extra_serve, env, log = self._serve
         self.server = Server(
             tmp,
             "--model-provider-url",
@@ -156,6 +161,12 @@ class Engine:
         wait_ready(self.server.base_url)
         self.client = OpenAI(base_url=self.server.base_url, api_key=API_KEY, max_retries=0)
         self.raw = Raw(self.server.base_url)
+
+    def restart(self):
+        """Stops serve and starts it again on the same data dir, flags and mock (a Core
+        restart); `server`, `client` and `raw` then talk to the new process."""
+        self.server.stop()
+        self._start_server()
 
     def journal(self):
         return self.mock.journal()

@@ -13,9 +13,8 @@ spawn_agent returned."""
 
 import json
 
-from openai import OpenAI
 
-from conftest import API_KEY, WEATHER_FUNCTION, Raw, Server, error_of, wait_ready
+from conftest import WEATHER_FUNCTION, error_of
 from session_support import post_events, session_raw, tool_result, wait_for, wait_idle, wait_required_actions
 
 WEATHER = "weather: sunny 21C"
@@ -233,24 +232,17 @@ def test_a_manual_client_answers_under_the_root_turn_and_an_unrelated_turn_is_re
     assert [i["id"] for i in page["data"] + rest["data"]] == [i["id"] for i in snap[sub["id"]]["items"]]
 
     # After a Core restart the routes return the same.
-    data_dir = engine.server.data_dir
-    engine.server.stop()
-    restarted = Server(data_dir.parent, "--model-provider-url", engine.mock.base_url + "/v1", "--model-provider-key", "mock-key")
-    try:
-        wait_ready(restarted.base_url)
-        raw = Raw(restarted.base_url)
-        assert routes_snapshot(raw, sid) == snap
-        again = OpenAI(base_url=restarted.base_url, api_key=API_KEY, max_retries=0)
-        assert [i.id for i in again.beta.agents.sessions.items.list(sid, order="asc")] == [i.id for i in items]
-        subs = again.beta.agents.sessions.subagents.list(sid).data
-        assert [s.id for s in subs] == [sub["id"]]
-        assert again.beta.agents.sessions.subagents.retrieve(sub["id"], session_id=sid).instructions[0].text == sub["instructions"][0]["text"]
-        child_turns = again.beta.agents.sessions.subagents.turns.list(sub["id"], session_id=sid).data
-        assert [t.id for t in child_turns] == [turn["id"]] and child_turns[0].subagent_id == sub["id"]
-        child_items = again.beta.agents.sessions.subagents.turns.items.list(turn["id"], session_id=sid, subagent_id=sub["id"], order="asc").data
-        assert [i.type for i in child_items] == ["message", "function_call", "function_call_output", "message"]
-    finally:
-        restarted.stop()
+    engine.restart()
+    assert routes_snapshot(engine.raw, sid) == snap
+    again = engine.client
+    assert [i.id for i in again.beta.agents.sessions.items.list(sid, order="asc")] == [i.id for i in items]
+    subs = again.beta.agents.sessions.subagents.list(sid).data
+    assert [s.id for s in subs] == [sub["id"]]
+    assert again.beta.agents.sessions.subagents.retrieve(sub["id"], session_id=sid).instructions[0].text == sub["instructions"][0]["text"]
+    child_turns = again.beta.agents.sessions.subagents.turns.list(sub["id"], session_id=sid).data
+    assert [t.id for t in child_turns] == [turn["id"]] and child_turns[0].subagent_id == sub["id"]
+    child_items = again.beta.agents.sessions.subagents.turns.items.list(turn["id"], session_id=sid, subagent_id=sub["id"], order="asc").data
+    assert [i.type for i in child_items] == ["message", "function_call", "function_call_output", "message"]
 
 
 CANNOT_ACCEPT = "The Turn cannot accept this input in its current state."

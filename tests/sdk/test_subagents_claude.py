@@ -13,10 +13,9 @@ text after a tool result, so the root's answer waits on `tool_output_contains`."
 
 import json
 
-from openai import OpenAI
 
 from claude_support import HARNESS, MODEL, WEATHER as NATIVE_WEATHER
-from conftest import API_KEY, WEATHER_FUNCTION, Raw, Server, error_of, wait_ready
+from conftest import WEATHER_FUNCTION, error_of
 from session_support import post_events, session_raw, tool_result, wait_idle, wait_required_actions
 from test_subagents import NOT_FOUND, OTHER_TURN, get, listed, routes_snapshot
 
@@ -172,28 +171,11 @@ def test_a_manual_client_answers_a_claude_subagent_under_the_root_turn(start_eng
         assert (status, error_of(body)) == (404, NOT_FOUND), path
 
     # After a Core restart the routes return the same.
-    data_dir = engine.server.data_dir
-    engine.server.stop()
-    restarted = Server(
-        data_dir.parent,
-        "--model-provider-url",
-        engine.mock.base_url + "/v1",
-        "--model-provider-key",
-        "mock-key",
-        "--anthropic-provider-url",
-        engine.mock.base_url,
-        "--anthropic-provider-key",
-        "mock-key",
-    )
-    try:
-        wait_ready(restarted.base_url)
-        raw = Raw(restarted.base_url)
-        assert routes_snapshot(raw, sid) == snap
-        again = OpenAI(base_url=restarted.base_url, api_key=API_KEY, max_retries=0)
-        assert [i.id for i in again.beta.agents.sessions.items.list(sid, order="asc")] == [i.id for i in items]
-        assert [s.id for s in again.beta.agents.sessions.subagents.list(sid).data] == [sub["id"]]
-    finally:
-        restarted.stop()
+    engine.restart()
+    assert routes_snapshot(engine.raw, sid) == snap
+    again = engine.client
+    assert [i.id for i in again.beta.agents.sessions.items.list(sid, order="asc")] == [i.id for i in items]
+    assert [s.id for s in again.beta.agents.sessions.subagents.list(sid).data] == [sub["id"]]
 
 
 SCHEMA = {
