@@ -162,10 +162,13 @@ class Engine:
         self.client = OpenAI(base_url=self.server.base_url, api_key=API_KEY, max_retries=0)
         self.raw = Raw(self.server.base_url)
 
-    def restart(self):
+    def restart(self, while_stopped=None):
         """Stops serve and starts it again on the same data dir, flags and mock (a Core
-        restart); `server`, `client` and `raw` then talk to the new process."""
+        restart); `server`, `client` and `raw` then talk to the new process. `while_stopped`,
+        if given, is called between the two (to look at the data dir of a stopped Core)."""
         self.server.stop()
+        if while_stopped is not None:
+            while_stopped()
         self._start_server()
 
     def journal(self):

@@ -9,8 +9,6 @@ import os
 import pathlib
 import uuid
 
-from conftest import API_KEY, Raw, Server, wait_ready
-from openai import OpenAI
 from session_support import descendants, cmdline, wait_for, wait_idle
 
 
@@ -71,30 +69,16 @@ def test_deleting_a_session_leaves_nothing_of_it_on_disk(harness, engine):
 def test_deleting_a_session_without_a_process_still_removes_its_state(harness, engine):
     sid, marker = run_marked_turn(harness, engine)
     data_dir = engine.server.data_dir
-    engine.server.stop()
-    assert (data_dir / "sessions" / sid).is_dir()
-
     # The same data directory after a restart: the Runtime has no executor for the Session,
     # only its state directory.
-    restarted = Server(
-        data_dir.parent,
-        "--model-provider-url",
-        engine.mock.base_url + "/v1",
-        "--model-provider-key",
-        "mock-key",
-        "--anthropic-provider-url",
-        engine.mock.base_url,
-        "--anthropic-provider-key",
-        "mock-key",
-    )
-    try:
-        wait_ready(restarted.base_url)
-        client = OpenAI(base_url=restarted.base_url, api_key=API_KEY, max_retries=0)
-        assert not [p for p in descendants(restarted.proc.pid) if harness.process in cmdline(p)]
-        assert client.beta.agents.sessions.delete(sid).deleted is True
-        assert not (data_dir / "sessions" / sid).exists()
-        assert_forgotten(data_dir, sid, marker)
-        status, _, _ = Raw(restarted.base_url).request("GET", f"/agents/sessions/{sid}")
-        assert status == 404
-    finally:
-        restarted.stop()
+    engine.restart(while_stopped=lambda: assert_state_dir(data_dir, sid))
+    assert not [p for p in descendants(engine.server.proc.pid) if harness.process in cmdline(p)]
+    assert engine.client.beta.agents.sessions.delete(sid).deleted is True
+    assert not (data_dir / "sessions" / sid).exists()
+    assert_forgotten(data_dir, sid, marker)
+    status, _, _ = engine.raw.request("GET", f"/agents/sessions/{sid}")
+    assert status == 404
+
+
+def assert_state_dir(data_dir, sid):
+    assert (data_dir / "sessions" / sid).is_dir()

@@ -2,63 +2,48 @@
 stays usable (execution-tools "Required actions and recovery": claimed work fails without
 replay after execution loss)."""
 
-from conftest import API_KEY, Raw, Server, wait_ready
-from openai import OpenAI
 from session_support import create_pending, session_raw, wait_for
 
 
 def test_restart_fails_a_started_turn_and_keeps_the_session_usable(engine):
     sid, action = create_pending(engine)
-    data_dir = engine.server.data_dir
-    engine.server.stop()
-
     # Same data directory, same model provider.
-    restarted = Server(
-        data_dir.parent,
-        "--model-provider-url",
-        engine.mock.base_url + "/v1",
-        "--model-provider-key",
-        "mock-key",
+    engine.restart()
+    raw = engine.raw
+    session = session_raw(raw, sid)
+    assert session["status"] == "failed"
+    assert session["error"] == "The execution could not complete."
+    assert session["required_actions"] == []
+    status, _, turn = raw.request("GET", f"/agents/sessions/{sid}/turns/{action['turn_id']}")
+    assert status == 200
+    assert turn["status"] == "failed"
+    assert turn["error"] == {"code": "internal_error", "message": "The execution could not complete."}
+
+    # The call was never answered; the Turn is over, so a first result now is refused.
+    client = engine.client
+    status, _, body = raw.request(
+        "POST",
+        f"/agents/sessions/{sid}/events",
+        body={
+            "events": [
+                {
+                    "type": "agent.session.input.tool_result",
+                    "turn_id": action["turn_id"],
+                    "call_id": action["call_id"],
+                    "success": True,
+                    "output": "late",
+                }
+            ]
+        },
     )
-    try:
-        wait_ready(restarted.base_url)
-        raw = Raw(restarted.base_url)
-        session = session_raw(raw, sid)
-        assert session["status"] == "failed"
-        assert session["error"] == "The execution could not complete."
-        assert session["required_actions"] == []
-        status, _, turn = raw.request("GET", f"/agents/sessions/{sid}/turns/{action['turn_id']}")
-        assert status == 200
-        assert turn["status"] == "failed"
-        assert turn["error"] == {"code": "internal_error", "message": "The execution could not complete."}
+    assert status == 409
+    assert body["error"]["message"] == "The Turn cannot accept this input in its current state."
 
-        # The call was never answered; the Turn is over, so a first result now is refused.
-        client = OpenAI(base_url=restarted.base_url, api_key=API_KEY, max_retries=0)
-        status, _, body = raw.request(
-            "POST",
-            f"/agents/sessions/{sid}/events",
-            body={
-                "events": [
-                    {
-                        "type": "agent.session.input.tool_result",
-                        "turn_id": action["turn_id"],
-                        "call_id": action["call_id"],
-                        "success": True,
-                        "output": "late",
-                    }
-                ]
-            },
-        )
-        assert status == 409
-        assert body["error"]["message"] == "The Turn cannot accept this input in its current state."
-
-        # New input starts a new Turn that runs to the end.
-        client.beta.agents.sessions.events.create(
-            sid, events=[{"type": "agent.session.input.message", "input": "hello again"}]
-        )
-        wait_for(lambda: session_raw(raw, sid), lambda s: s["status"] == "requires_action", what="a new call")
-        turns = client.beta.agents.sessions.turns.list(sid, order="asc").data
-        assert [t.status for t in turns][:1] == ["failed"]
-        assert len(turns) == 2
-    finally:
-        restarted.stop()
+    # New input starts a new Turn that runs to the end.
+    client.beta.agents.sessions.events.create(
+        sid, events=[{"type": "agent.session.input.message", "input": "hello again"}]
+    )
+    wait_for(lambda: session_raw(raw, sid), lambda s: s["status"] == "requires_action", what="a new call")
+    turns = client.beta.agents.sessions.turns.list(sid, order="asc").data
+    assert [t.status for t in turns][:1] == ["failed"]
+    assert len(turns) == 2
