@@ -156,9 +156,10 @@ async fn another_projects_resources_are_missing_and_unlisted() {
     let mut peer = Peer::start().await;
     let k = keys(&peer).await;
 
-    // The own Project's resources: a Session whose Turn waits on a function call, an Agent, a
-    // Vault with a credential, and an Environment.
+    // The own Project's resources: a Session whose Turn waits on a function call and has a
+    // Subagent with a Turn and an Item, an Agent, a Vault with a credential, and an Environment.
     let (sid, run, tid) = peer.started_turn().await;
+    let (sub, child_turn, child_item) = child(&peer, &sid, &run).await;
     peer.call(&sid, &run, "c1").await;
     let agent = own(&peer, "POST", "/agents", Some(&json!({"model": "m"})), 201).await;
     let aid = agent["id"].as_str().unwrap().to_owned();
@@ -211,7 +212,6 @@ async fn another_projects_resources_are_missing_and_unlisted() {
     // Sessions, their Turns, Items, events and Subagents.
     let s = format!("/agents/sessions/{sid}");
     let sm = format!("/agents/sessions/{}", missing(&sid));
-    let sub = format!("subagent_{}", "1".repeat(32));
     let session_routes = [
         ("GET", String::new(), None),
         ("POST", String::new(), Some(json!({"metadata": {"k": "v"}}))),
@@ -224,8 +224,12 @@ async fn another_projects_resources_are_missing_and_unlisted() {
         ("GET", format!("/subagents/{sub}"), None),
         ("GET", format!("/subagents/{sub}/turns"), None),
         ("GET", format!("/subagents/{sub}/items"), None),
-        ("GET", format!("/subagents/{sub}/turns/{tid}"), None),
-        ("GET", format!("/subagents/{sub}/turns/{tid}/items"), None),
+        ("GET", format!("/subagents/{sub}/turns/{child_turn}"), None),
+        (
+            "GET",
+            format!("/subagents/{sub}/turns/{child_turn}/items"),
+            None,
+        ),
         ("GET", "/events".to_owned(), None),
         (
             "POST",
@@ -250,6 +254,37 @@ async fn another_projects_resources_are_missing_and_unlisted() {
     );
     own(&peer, "GET", &format!("{s}/turns/{tid}"), None, 200).await;
     own(&peer, "GET", &format!("{s}/items"), None, 200).await;
+    // The Subagent's routes answer the own key with the real child (the foreign key's 404
+    // above was not for want of a row), and its missing IDs are the same 404.
+    let subagent = own(&peer, "GET", &format!("{s}/subagents/{sub}"), None, 200).await;
+    assert_eq!(subagent["id"], sub.as_str(), "{subagent}");
+    let items = own(
+        &peer,
+        "GET",
+        &format!("{s}/subagents/{sub}/turns/{child_turn}/items"),
+        None,
+        200,
+    )
+    .await;
+    assert!(
+        items["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["content"].to_string().contains(&child_item)),
+        "{items}"
+    );
+    for absent in [
+        format!("{s}/subagents/{}", missing(&sub)),
+        format!("{s}/subagents/{sub}/turns/{}", missing(&child_turn)),
+    ] {
+        let (status, text) = raw(&peer, Some(KEY), "GET", &absent, None).await;
+        assert_eq!(
+            (status, serde_json::from_str::<Value>(&text).unwrap()),
+            (404, not_found()),
+            "GET {absent}"
+        );
+    }
 
     // The foreign tool_result changed nothing: the call still waits, and the own key's result
     // is the one admitted.
@@ -302,21 +337,74 @@ async fn another_projects_resources_are_missing_and_unlisted() {
     let em = format!("/agents/environments/{}", missing(&eid));
     hidden(&peer, &k, "GET", &e, &em, None).await;
     hidden(&peer, &k, "DELETE", &e, &em, None).await;
-    hidden(
-        &peer,
-        &k,
-        "GET",
-        &format!("{e}/files"),
-        &format!("{em}/files"),
-        None,
-    )
-    .await;
+    for (method, body) in [
+        ("GET", None),
+        (
+            "POST",
+            Some(json!({"type": "inline", "path": "/workspace/a.txt", "data": "aGk="})),
+        ),
+    ] {
+        hidden(
+            &peer,
+            &k,
+            method,
+            &format!("{e}/files"),
+            &format!("{em}/files"),
+            body.as_ref(),
+        )
+        .await;
+    }
     own(&peer, "GET", &e, None, 200).await;
 
     // Nothing of the own Project went: every resource is still there for its own key.
     own(&peer, "GET", &a, None, 200).await;
     own(&peer, "GET", &v, None, 200).await;
     own(&peer, "GET", &c, None, 200).await;
+}
+
+/// Plays a child of the running Turn (its status, a Turn and an assistant message Item) and
+/// returns its public Subagent ID, child Turn ID and the message's text, read with the own key.
+async fn child(peer: &Peer, sid: &str, run: &str) -> (String, String, String) {
+    use switchboard_protocol::subagents::{
+        ChildItem, ChildMessage, SubagentItem, SubagentState, SubagentStatus, SubagentTurn,
+        SubagentTurnStatus,
+    };
+    let text = "the child's own words".to_owned();
+    let status = SubagentStatus {
+        subagent_id: "native-child".into(),
+        parent_id: None,
+        name: Some("helper".into()),
+        instructions: Some("look it up".into()),
+        state: SubagentState::Active,
+    };
+    peer.send(run, status.into()).await;
+    let turn = SubagentTurn {
+        subagent_id: "native-child".into(),
+        turn_id: "native-turn".into(),
+        status: SubagentTurnStatus::InProgress,
+    };
+    peer.send(run, turn.into()).await;
+    let item = SubagentItem {
+        subagent_id: "native-child".into(),
+        turn_id: "native-turn".into(),
+        item: ChildItem::AssistantMessage(ChildMessage {
+            item_id: "native-item".into(),
+            text: text.clone(),
+        }),
+    };
+    peer.send(run, item.into()).await;
+    let path = format!("/agents/sessions/{sid}/subagents");
+    let list = || async {
+        let subs = own(peer, "GET", &path, None, 200).await;
+        let sub = subs["data"][0]["id"].as_str()?.to_owned();
+        let turns = own(peer, "GET", &format!("{path}/{sub}/turns"), None, 200).await;
+        let items = own(peer, "GET", &format!("{path}/{sub}/items"), None, 200).await;
+        let turn = turns["data"][0]["id"].as_str()?.to_owned();
+        (!items["data"].as_array()?.is_empty()).then_some((sub, turn))
+    };
+    peer.until(|| async { list().await.is_some() }).await;
+    let (sub, turn) = list().await.unwrap();
+    (sub, turn, text)
 }
 
 #[tokio::test]
