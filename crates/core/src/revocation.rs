@@ -50,6 +50,11 @@ impl Watcher {
         }
     }
 
+    /// Keys changed (a database notification): every open stream checks its key now.
+    pub fn announce(&self) {
+        self.inner.changes.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
     /// A receiver that changes whenever keys may have changed; starts the polling task if no
     /// stream had it running.
     fn subscribe(&self) -> watch::Receiver<u64> {
