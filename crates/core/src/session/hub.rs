@@ -185,11 +185,24 @@ impl Subscription {
     async fn next(&mut self) -> Result<Published, broadcast::error::RecvError> {
         loop {
             let event = self.rx.recv().await?;
-            match (event.seq, self.after) {
-                (Some(seq), Some(after)) if seq <= after => continue,
-                _ => return Ok(event),
+            if self.wants(&event) {
+                return Ok(event);
             }
         }
+    }
+
+    /// The next event already published, if any (without waiting).
+    pub fn try_next(&mut self) -> Option<Published> {
+        while let Ok(event) = self.rx.try_recv() {
+            if self.wants(&event) {
+                return Some(event);
+            }
+        }
+        None
+    }
+
+    fn wants(&self, event: &Published) -> bool {
+        !matches!((event.seq, self.after), (Some(seq), Some(after)) if seq <= after)
     }
 }
 
