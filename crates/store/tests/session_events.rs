@@ -98,3 +98,43 @@ both_engines! {
         assert_eq!(s.keys_epoch().await.unwrap(), epoch + 4);
     }
 }
+
+/// A terminated LISTEN backend (a failover, an operator's `pg_terminate_backend`) is re-opened
+/// and reported as `Resumed`, so the reader re-reads the rows committed while nobody listened;
+/// then commits are notified again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_terminated_listen_connection_is_resumed() {
+    let test = "session_events::a_terminated_listen_connection_is_resumed";
+    let Some(db) = switchboard_store::test_support::database_or_skip(test).await else {
+        return;
+    };
+    let s: std::sync::Arc<dyn switchboard_store::Store> =
+        std::sync::Arc::new(switchboard_store::PgStore::open(&db.url).await.unwrap());
+    let mut n = s.listen().await.unwrap().unwrap();
+    let admin = sqlx::PgPool::connect(&db.url).await.unwrap();
+    let killed: Vec<bool> = sqlx::query_scalar(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+         WHERE application_name = 'switchboard-listen'",
+    )
+    .fetch_all(&admin)
+    .await
+    .unwrap();
+    assert_eq!(killed, vec![true]);
+    s.write_session(with_events(vec![event(1, 1)]))
+        .await
+        .unwrap();
+    // The dying backend may still pass this commit's notification on before it goes.
+    loop {
+        match next(&mut n).await {
+            Notice::Resumed => break,
+            Notice::Events(id) => assert_eq!(id, S),
+            Notice::Keys => panic!("no key changed"),
+        }
+    }
+    assert_eq!(s.events_after(S, 0).await.unwrap(), vec![event(1, 1)]);
+    s.write_session(with_events(vec![event(2, 1)]))
+        .await
+        .unwrap();
+    assert_eq!(next(&mut n).await, Notice::Events(S.into()));
+    admin.close().await;
+}
