@@ -2,8 +2,8 @@
 Session on replica 1 running a streamed function-call Turn on real codex (mock model), and
 `GET …/events` streams opened on all three before the Turn. Every stream sees exactly the same
 events in the same order, each once, through the Turn's terminal event, also when the replicas'
-LISTEN connections are cut mid-Turn. The event rows exist only on PostgreSQL: a SQLite serve
-keeps none."""
+LISTEN connections are cut mid-Turn; deleting the Session ends its streams everywhere. The
+event rows exist only on PostgreSQL: a SQLite serve keeps none."""
 
 import sqlite3
 
@@ -75,6 +75,16 @@ def test_streams_on_three_replicas_see_the_same_events(tmp_path, pg_url):  # noq
         kinds = [r.split("\t")[1] for r in rows]
         streamed = [f["type"] for f in frames[0]]
         assert kinds[-len(streamed):] == streamed, (kinds, streamed)
+
+        # Deleting the Session on replica 1 ends its streams on every replica, and its rows go.
+        streams = [open_event_stream(s.base_url, sid, timeout=30) for s in replicas.servers]
+        status, _, body = replicas.raws[0].request("DELETE", f"/agents/sessions/{sid}")
+        assert status == 200, body
+        for n, stream in enumerate(streams, start=1):
+            while line := stream.readline():
+                assert not line.startswith(b"data:"), (n, line)
+            stream.close()
+        assert psql(pg_url, f"SELECT count(*) FROM session_events WHERE session_id = '{sid}'") == ["0"]
     finally:
         replicas.stop()
 

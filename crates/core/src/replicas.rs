@@ -37,6 +37,8 @@ async fn follow(state: Arc<AppState>, mut notifications: Box<dyn Notifications>)
     loop {
         match notifications.next().await {
             Notice::Events(session) => state.engine.catch_up(&session).await,
+            // Deleted on its holder: its streams here end too.
+            Notice::Deleted(session) => state.engine.hub.close(&session),
             Notice::Keys => keys_changed(&state),
             Notice::Resumed => {
                 keys_changed(&state);

@@ -7,7 +7,8 @@
 
 use async_trait::async_trait;
 
-/// The channel a Session write notifies, with the Session's ID as the payload.
+/// The channel a Session write notifies, with the Session's ID as the payload (`deleted ` and
+/// the ID when the Session was deleted).
 pub const EVENTS_CHANNEL: &str = "switchboard_events";
 /// The channel every key and Project change notifies, with the new keys epoch as the payload.
 pub const KEYS_CHANNEL: &str = "switchboard_keys";
@@ -17,6 +18,8 @@ pub const KEYS_CHANNEL: &str = "switchboard_keys";
 pub enum Notice {
     /// A committed write of this Session added event rows.
     Events(String),
+    /// This Session was deleted: its streams end.
+    Deleted(String),
     /// Keys or Projects changed.
     Keys,
     /// Listening (again) after a start or a lost connection: notifications sent meanwhile are

@@ -39,7 +39,7 @@ const ATTEMPTS: usize = 5;
 /// The tables a Session delete leaves dead rows in, vacuumed after it.
 const VACUUM_SESSION_TABLES: &str = "VACUUM sessions, turns, items, calls, idempotency, \
      subagents, subagent_turns, subagent_items, environments, session_create_keys, \
-     session_deletions";
+     session_deletions, session_events";
 
 #[derive(Clone)]
 pub struct PgStore {
@@ -518,6 +518,17 @@ impl Store for PgStore {
             Statement::new(
                 "UPDATE session_create_keys SET session_id = '' \
                  WHERE session_id = $1 AND project_id = $2",
+                vec![id(), project()],
+            ),
+            // Its event rows carry its content too; other replicas end its streams.
+            Statement::new(
+                "DELETE FROM session_events WHERE session_id = $1 \
+                 AND EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND project_id = $2)",
+                vec![id(), project()],
+            ),
+            Statement::new(
+                "SELECT pg_notify('switchboard_events', 'deleted ' || $1) \
+                 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND project_id = $2)",
                 vec![id(), project()],
             ),
             Statement::new(

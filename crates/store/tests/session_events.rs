@@ -128,7 +128,7 @@ async fn a_terminated_listen_connection_is_resumed() {
         match next(&mut n).await {
             Notice::Resumed => break,
             Notice::Events(id) => assert_eq!(id, S),
-            Notice::Keys => panic!("no key changed"),
+            other => panic!("unexpected {other:?}"),
         }
     }
     assert_eq!(s.events_after(S, 0).await.unwrap(), vec![event(1, 1)]);

@@ -155,7 +155,10 @@ impl Notifications for PgNotifications {
             };
             match listener.try_recv().await {
                 Ok(Some(n)) if n.channel() == EVENTS_CHANNEL => {
-                    return Notice::Events(n.payload().to_owned());
+                    return match n.payload().strip_prefix("deleted ") {
+                        Some(id) => Notice::Deleted(id.to_owned()),
+                        None => Notice::Events(n.payload().to_owned()),
+                    };
                 }
                 Ok(Some(_)) => return Notice::Keys,
                 Ok(None) => {
