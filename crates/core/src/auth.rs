@@ -153,15 +153,19 @@ mod tests {
 /// Revocation must take effect at once even when another process (`switchboard keys revoke`)
 /// changes the keys: every writer of keys touches the data directory's `keys.epoch` file, and a
 /// changed modification time empties the cache. Entries also expire after [`KeyCache::TTL`], as
-/// a bound for writers that do not touch the file.
+/// a bound for writers that do not touch the file. On PostgreSQL the deployment's keys epoch
+/// lives in the database, and its notification ([`KeyCache::forget`], from `crate::replicas`)
+/// empties the cache of every replica at once.
 pub struct KeyCache {
     epoch_file: std::path::PathBuf,
+    /// Bumped by every keys epoch notification from the database.
+    notified: std::sync::atomic::AtomicU64,
     inner: std::sync::Mutex<CacheState>,
 }
 
 #[derive(Default)]
 struct CacheState {
-    epoch: Option<std::time::SystemTime>,
+    epoch: Option<(Option<std::time::SystemTime>, u64)>,
     /// Digest → when it was verified, and its Project.
     verified: std::collections::HashMap<String, (std::time::Instant, String)>,
 }
@@ -172,15 +176,27 @@ impl KeyCache {
     pub fn new(data_dir: &std::path::Path) -> Self {
         KeyCache {
             epoch_file: epoch_path(data_dir),
+            notified: Default::default(),
             inner: Default::default(),
         }
     }
 
-    /// The epoch file's modification time: it changes whenever a writer changed keys.
-    pub fn epoch(&self) -> Option<std::time::SystemTime> {
-        std::fs::metadata(&self.epoch_file)
+    /// The epoch file's modification time and the count of database notifications: either
+    /// changes whenever a writer changed keys.
+    pub fn epoch(&self) -> (Option<std::time::SystemTime>, u64) {
+        let file = std::fs::metadata(&self.epoch_file)
             .and_then(|m| m.modified())
-            .ok()
+            .ok();
+        (
+            file,
+            self.notified.load(std::sync::atomic::Ordering::SeqCst),
+        )
+    }
+
+    /// Keys changed somewhere in the deployment: nothing cached is trusted any more.
+    pub fn forget(&self) {
+        self.notified
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// The Project of the active key `digest` (not revoked, its Project not archived), reading
@@ -193,9 +209,9 @@ impl KeyCache {
         let epoch = self.epoch();
         {
             let mut st = lock(&self.inner);
-            if st.epoch != epoch {
+            if st.epoch != Some(epoch) {
                 st.verified.clear();
-                st.epoch = epoch;
+                st.epoch = Some(epoch);
             }
             if let Some((_, project)) = st
                 .verified
@@ -208,7 +224,7 @@ impl KeyCache {
         let project = store.active_api_key(digest).await?.map(|k| k.project_id);
         if let Some(project) = &project {
             let mut st = lock(&self.inner);
-            if st.epoch == epoch {
+            if st.epoch == Some(epoch) {
                 st.verified.insert(
                     digest.to_owned(),
                     (std::time::Instant::now(), project.clone()),

@@ -13,6 +13,7 @@ pub mod edge;
 pub mod enrollment;
 pub mod environments;
 pub mod oauth;
+pub mod replicas;
 pub mod revocation;
 pub mod routes;
 pub mod runtime_link;

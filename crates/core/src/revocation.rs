@@ -7,7 +7,9 @@
 //! [`Watcher`] per Core looks at that file every [`POLL`] while any stream is open and announces
 //! a change (and, at least every [`KeyCache::TTL`], a tick for writers that do not touch it) on a
 //! `watch` channel; each stream then asks the key cache about its own key. So a thousand open
-//! streams cost one `stat` per poll, not a thousand.
+//! streams cost one `stat` per poll, not a thousand. On PostgreSQL the database's keys epoch
+//! notification announces a change at once ([`Watcher::announce`], from `crate::replicas`), on
+//! every replica.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -48,6 +50,11 @@ impl Watcher {
                 running: Mutex::new(false),
             }),
         }
+    }
+
+    /// Keys changed (a database notification): every open stream checks its key now.
+    pub fn announce(&self) {
+        self.inner.changes.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// A receiver that changes whenever keys may have changed; starts the polling task if no

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::Peer;
-use switchboard_core::session::hub::Published;
+use switchboard_core::session::hub::Subscription;
 use switchboard_protocol::CoreToRuntime;
 use switchboard_protocol::RuntimeToCore;
 use switchboard_protocol::envelope::Envelope;
@@ -19,7 +19,6 @@ use switchboard_protocol::messages::{PreparationState, PreparationStatus, TurnOu
 use switchboard_protocol::workspace::{
     NetworkAccess, WorkspaceEntry, WorkspacePlacement, WorkspaceResult,
 };
-use tokio::sync::broadcast;
 
 fn self_hosted_body(dir: &str, input: Option<&str>) -> Value {
     let mut body = json!({
@@ -37,9 +36,9 @@ fn message(text: &str) -> Value {
 }
 
 /// Every event published so far, in order (kind, JSON).
-fn drain(rx: &mut broadcast::Receiver<Published>) -> Vec<(String, Value)> {
+fn drain(rx: &mut Subscription) -> Vec<(String, Value)> {
     let mut out = Vec::new();
-    while let Ok(p) = rx.try_recv() {
+    while let Some(p) = rx.try_next() {
         out.push((p.kind.to_string(), serde_json::from_str(&p.json).unwrap()));
     }
     out

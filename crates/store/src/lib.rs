@@ -9,6 +9,7 @@
 
 pub mod environments;
 pub mod key_check;
+pub mod notify;
 pub mod page;
 pub mod postgres;
 pub mod sessions;
@@ -24,11 +25,12 @@ use async_trait::async_trait;
 
 pub use environments::{EnvironmentFilter, EnvironmentRecord};
 pub use key_check::KeyCheckStore;
+pub use notify::{Notice, Notifications};
 pub use page::{Order, Page, PageQuery};
 pub use postgres::PgStore;
 pub use sessions::{
-    CallRecord, DeletionRecord, IdempotencyRecord, ItemRecord, SessionFilter, SessionRecord,
-    SessionWrite, TurnRecord,
+    CallRecord, DeletionRecord, EventRecord, IdempotencyRecord, ItemRecord, SessionFilter,
+    SessionRecord, SessionWrite, TurnRecord,
 };
 pub use sqlite::SqliteStore;
 pub use subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
@@ -233,4 +235,28 @@ pub trait Store: VaultStore + SubagentStore + Send + Sync + 'static {
         id: &str,
         enrollment_digest: &str,
     ) -> Result<bool>;
+
+    /// Whether Session writes keep their [`SessionWrite::events`] as rows that other replicas
+    /// read (PostgreSQL). SQLite serves one process: it keeps none, and this is false.
+    fn keeps_events(&self) -> bool {
+        false
+    }
+    /// A Session's event rows with `seq` greater than `after`, in `seq` order (of any Project:
+    /// the caller checked the Session's).
+    async fn events_after(&self, _session_id: &str, _after: i64) -> Result<Vec<EventRecord>> {
+        Ok(Vec::new())
+    }
+    /// Deletes event rows created before `before` (seconds); how many went.
+    async fn delete_events_before(&self, _before: i64) -> Result<u64> {
+        Ok(0)
+    }
+    /// The deployment's keys epoch: changed by every key and Project change. 0 where keys
+    /// changes are told through the data directory's `keys.epoch` file instead (SQLite).
+    async fn keys_epoch(&self) -> Result<i64> {
+        Ok(0)
+    }
+    /// A connection that receives other replicas' commits; `None` without replicas (SQLite).
+    async fn listen(&self) -> Result<Option<Box<dyn Notifications>>> {
+        Ok(None)
+    }
 }

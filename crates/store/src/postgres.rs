@@ -18,6 +18,7 @@ use async_trait::async_trait;
 use sqlx::postgres::{PgPoolOptions, PgRow};
 use sqlx::{PgPool, Row};
 
+pub mod events;
 mod key_check;
 mod query;
 mod subagents;
@@ -27,8 +28,8 @@ use crate::sql::{self, put_environment};
 use crate::writer::{Bind, Statement};
 use crate::{
     AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentFilter, EnvironmentRecord,
-    IdempotencyRecord, ItemRecord, Page, PageQuery, ProjectRecord, Result, SessionFilter,
-    SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
+    EventRecord, IdempotencyRecord, ItemRecord, Notifications, Page, PageQuery, ProjectRecord,
+    Result, SessionFilter, SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
 };
 use query::{Cond, Listing, of_project, of_session, page};
 
@@ -38,7 +39,7 @@ const ATTEMPTS: usize = 5;
 /// The tables a Session delete leaves dead rows in, vacuumed after it.
 const VACUUM_SESSION_TABLES: &str = "VACUUM sessions, turns, items, calls, idempotency, \
      subagents, subagent_turns, subagent_items, environments, session_create_keys, \
-     session_deletions";
+     session_deletions, session_events";
 
 #[derive(Clone)]
 pub struct PgStore {
@@ -95,6 +96,13 @@ impl PgStore {
     /// One statement; its affected row count.
     async fn write1(&self, sql: &'static str, binds: Vec<Bind>) -> Result<u64> {
         Ok(self.transact(&[Statement::new(sql, binds)]).await?[0])
+    }
+
+    /// A key or Project change: one statement, committed with the keys epoch's bump and its
+    /// `NOTIFY`, so every replica drops its cached keys at once. Its affected row count.
+    async fn keys_change(&self, sql: &'static str, binds: Vec<Bind>) -> Result<u64> {
+        let statements = [Statement::new(sql, binds), events::bump_keys_epoch()];
+        Ok(self.transact(&statements).await?[0])
     }
 
     /// Commits statements in one transaction; a unique-key violation is a
@@ -274,7 +282,7 @@ fn metadata_pair(sql: &'static str, k: &str, v: &str) -> Cond {
 #[async_trait]
 impl Store for PgStore {
     async fn insert_project(&self, p: &ProjectRecord) -> Result<()> {
-        self.write1(
+        self.keys_change(
             "INSERT INTO projects (id, name, created_at, archived_at) VALUES ($1, $2, $3, $4)",
             vec![
                 Bind::Text(p.id.clone()),
@@ -301,7 +309,7 @@ impl Store for PgStore {
 
     async fn archive_project(&self, id: &str, at: i64) -> Result<bool> {
         let n = self
-            .write1(
+            .keys_change(
                 "UPDATE projects SET archived_at = $1 WHERE id = $2 AND archived_at IS NULL",
                 vec![Bind::I64(at), Bind::Text(id.to_owned())],
             )
@@ -310,7 +318,7 @@ impl Store for PgStore {
     }
 
     async fn insert_api_key(&self, k: &ApiKeyRecord) -> Result<()> {
-        self.write1(
+        self.keys_change(
             "INSERT INTO api_keys (id, digest, hint, created_at, revoked_at, project_id) \
              VALUES ($1, $2, $3, $4, $5, $6)",
             vec![
@@ -335,7 +343,7 @@ impl Store for PgStore {
 
     async fn revoke_api_key(&self, id: &str, at: i64) -> Result<bool> {
         let n = self
-            .write1(
+            .keys_change(
                 "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
                 vec![Bind::I64(at), Bind::Text(id.to_owned())],
             )
@@ -419,11 +427,14 @@ impl Store for PgStore {
         page(&self.pool, l, q).await
     }
 
-    async fn write_session(&self, w: SessionWrite) -> Result<()> {
+    async fn write_session(&self, mut w: SessionWrite) -> Result<()> {
         if w.is_empty() {
             return Ok(());
         }
-        self.write_all(sql::session_write(w)).await.map(drop)
+        let events = std::mem::take(&mut w.events);
+        let mut statements = sql::session_write(w);
+        statements.extend(events::statements(events));
+        self.write_all(statements).await.map(drop)
     }
 
     async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {
@@ -507,6 +518,17 @@ impl Store for PgStore {
             Statement::new(
                 "UPDATE session_create_keys SET session_id = '' \
                  WHERE session_id = $1 AND project_id = $2",
+                vec![id(), project()],
+            ),
+            // Its event rows carry its content too; other replicas end its streams.
+            Statement::new(
+                "DELETE FROM session_events WHERE session_id = $1 \
+                 AND EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND project_id = $2)",
+                vec![id(), project()],
+            ),
+            Statement::new(
+                "SELECT pg_notify('switchboard_events', 'deleted ' || $1) \
+                 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND project_id = $2)",
                 vec![id(), project()],
             ),
             Statement::new(
@@ -724,5 +746,26 @@ impl Store for PgStore {
             )])
             .await?;
         Ok(n[0] == 1)
+    }
+
+    fn keeps_events(&self) -> bool {
+        true
+    }
+
+    async fn events_after(&self, session_id: &str, after: i64) -> Result<Vec<EventRecord>> {
+        events::events_after(&self.pool, session_id, after).await
+    }
+
+    async fn delete_events_before(&self, before: i64) -> Result<u64> {
+        events::delete_before(&self.pool, before).await
+    }
+
+    async fn keys_epoch(&self) -> Result<i64> {
+        events::keys_epoch(&self.pool).await
+    }
+
+    async fn listen(&self) -> Result<Option<Box<dyn Notifications>>> {
+        let listener = events::PgNotifications::open(&self.pool).await?;
+        Ok(Some(Box::new(listener)))
     }
 }

@@ -84,6 +84,24 @@ pub struct SessionWrite {
     pub subagents: Vec<crate::SubagentRecord>,
     pub child_turns: Vec<crate::ChildTurnRecord>,
     pub child_items: Vec<crate::ChildItemRecord>,
+    /// The events this change publishes, kept as rows only where replicas read them
+    /// ([`crate::Store::keeps_events`]: PostgreSQL); SQLite ignores them.
+    pub events: Vec<EventRecord>,
+}
+
+/// One published Session event, as replicas read it: the Session's `seq` orders them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRecord {
+    pub session_id: String,
+    /// The Session's event sequence number: 1, 2, … with no gap, kept in its document.
+    pub seq: i64,
+    pub project_id: String,
+    /// The event's `type`.
+    pub kind: String,
+    /// The event exactly as streamed (its `event_id` included), JSON text.
+    pub json: String,
+    /// Seconds since the Unix epoch; rows older than the retention are swept.
+    pub created_at: i64,
 }
 
 impl SessionWrite {
@@ -98,6 +116,7 @@ impl SessionWrite {
             && self.subagents.is_empty()
             && self.child_turns.is_empty()
             && self.child_items.is_empty()
+            && self.events.is_empty()
     }
 }
 

@@ -425,7 +425,9 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn write_session(&self, w: SessionWrite) -> Result<()> {
+    async fn write_session(&self, mut w: SessionWrite) -> Result<()> {
+        // One process: no replica reads event rows, so none are kept (`keeps_events`).
+        w.events.clear();
         if w.is_empty() {
             return Ok(());
         }

@@ -11,7 +11,9 @@ mod support;
 use std::path::Path;
 
 use support::{P, deletion, item, session_with, store};
-use switchboard_store::{CallRecord, EnvironmentRecord, IdempotencyRecord, SessionWrite, Store};
+use switchboard_store::{
+    CallRecord, EnvironmentRecord, EventRecord, IdempotencyRecord, SessionWrite, Store,
+};
 
 const MARKER: &str = "zebra-quartz-4417-marker";
 
@@ -59,6 +61,15 @@ fn with_marker(id: &str) -> SessionWrite {
         fingerprint: "g".into(),
         created_at: 1,
     });
+    // An event row (PostgreSQL keeps them for other replicas' streams) with the content too.
+    w.events = vec![EventRecord {
+        session_id: id.into(),
+        seq: 1,
+        project_id: P.into(),
+        kind: "agent.session.turn.output_text.delta".into(),
+        json: format!(r#"{{"delta":"{}"}}"#, MARKER.repeat(400)),
+        created_at: 1,
+    }];
     w
 }
 
@@ -123,7 +134,9 @@ async fn a_deleted_session_leaves_no_content_in_the_postgres_table_files() {
     let tables = db.data_dir.join("base");
     assert!(hits_under(&tables, MARKER) > 0, "the marker was written");
 
+    assert_eq!(s.events_after(id, 0).await.unwrap().len(), 1);
     assert!(s.delete_session(P, &deletion(id), None).await.unwrap());
+    assert!(s.events_after(id, 0).await.unwrap().is_empty());
     s.finish_deletion(id).await.unwrap();
     checkpoint().await;
     assert_eq!(hits_under(&tables, MARKER), 0);

@@ -75,8 +75,9 @@ impl StoreArgs {
     }
 
     /// Tells a Core running on this data directory that keys changed, so it drops its cached
-    /// keys (and the streams of revoked ones) at once. On PostgreSQL with no such directory
-    /// here there is no local Core to tell: the others forget within the key cache's life.
+    /// keys (and the streams of revoked ones) at once. On PostgreSQL the change itself bumped
+    /// the database's keys epoch with a notification that every replica hears
+    /// (`core::replicas`); a data directory here is touched only for a local SQLite-era serve.
     pub fn keys_changed(&self) -> std::io::Result<()> {
         if self.database_url.is_some() && !self.data_dir.is_dir() {
             return Ok(());

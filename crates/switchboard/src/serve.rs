@@ -109,6 +109,10 @@ pub struct ServeArgs {
     /// knob (a queued first Turn outlasting it), hidden from `--help`.
     #[arg(long, default_value_t = 120, value_name = "SECONDS", hide = true, value_parser = clap::value_parser!(u64).range(1..))]
     pub preparation_timeout: u64,
+    /// Seconds event rows are kept on PostgreSQL for other replicas' streams before they are
+    /// swept. A test knob, hidden from `--help`.
+    #[arg(long, default_value_t = 300, value_name = "SECONDS", hide = true, value_parser = clap::value_parser!(u64).range(1..))]
+    pub event_retention: u64,
 }
 
 /// How long open connections get to finish their request in flight once serving stops.
@@ -214,6 +218,10 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
         },
         default_providers,
     ));
+    // Other replicas' events and key changes, before any stream can open.
+    switchboard_core::replicas::start(&state, Duration::from_secs(args.event_retention))
+        .await
+        .context("listening for other replicas' commits (PostgreSQL LISTEN)")?;
     state
         .engine
         .recover()

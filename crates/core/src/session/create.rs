@@ -16,12 +16,11 @@ use switchboard_execution::{
 use switchboard_harness::{declaration, required_capabilities, validate_selection};
 use switchboard_store::{IdempotencyRecord, SessionRecord, StoreError};
 use switchboard_wire::ids::{IdKind, new_id};
-use tokio::sync::broadcast;
 
 use super::configuration::{configuration, snapshot, with_workspace};
 use super::engine::Engine;
 use super::error::SessionError;
-use super::hub::Published;
+use super::hub::{Published, Subscription};
 use super::idempotency;
 use super::objects::SessionStatus;
 use super::runtimes::{Route, Unavailable};
@@ -60,7 +59,7 @@ fn unavailable_message(harness: HarnessId, why: Unavailable) -> String {
 pub struct Created {
     pub session: Value,
     pub session_id: String,
-    pub stream: Option<(Published, broadcast::Receiver<Published>)>,
+    pub stream: Option<(Published, Subscription)>,
     /// `stream_options.include_obfuscation`.
     pub obfuscate: bool,
 }
@@ -183,6 +182,7 @@ pub async fn create(
             reservation: None,
             environment_failed: false,
             subagents: Default::default(),
+            seq: 0,
         },
         config: Arc::new(config),
     };
@@ -265,7 +265,7 @@ async fn retry(
     let stream = stream.then(|| {
         let created = json!({ "type": "agent.session.created", "session": session });
         // No Turn is running: a closed channel ends the stream after its first event.
-        let rx = rx.unwrap_or_else(|| broadcast::channel(1).1);
+        let rx = rx.unwrap_or_else(Subscription::closed);
         (Published::new(&with_event_id(created)), rx)
     });
     Ok(Created {
@@ -289,9 +289,7 @@ fn with_enrollment(mut session: Value, enrollment: Option<&Value>) -> Value {
 }
 
 fn with_event_id(mut event: Value) -> Value {
-    if let Some(obj) = event.as_object_mut() {
-        obj.insert("event_id".into(), json!(new_id(IdKind::Event)));
-    }
+    super::events::with_event_id(&mut event);
     event
 }
 

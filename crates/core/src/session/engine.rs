@@ -20,7 +20,7 @@ use tokio::sync::OwnedMutexGuard;
 
 use super::configuration::{configuration, snapshot, with_workspace};
 use super::error::SessionError;
-use super::hub::Hub;
+use super::hub::{Hub, Subscription};
 use super::reservations::Outcome;
 use super::runtimes::Links;
 use super::state::{Effect, Live, SessionDoc, SessionMeta, Tx};
@@ -170,11 +170,14 @@ impl Engine {
     }
 
     /// Subscribes to a Session's live events from exactly after its last committed change.
-    pub async fn subscribe(
-        &self,
-        project: &str,
-        id: &str,
-    ) -> Result<tokio::sync::broadcast::Receiver<super::hub::Published>, SessionError> {
+    /// Where events are kept as rows (replicas), without loading it (`session::events`).
+    pub async fn subscribe(&self, project: &str, id: &str) -> Result<Subscription, SessionError> {
+        if self.store.keeps_events() {
+            if !switchboard_wire::ids::is_valid(IdKind::Session, id) {
+                return Err(SessionError::NotFound);
+            }
+            return self.subscribe_rows(project, id).await;
+        }
         let guard = self.lock_in(project, id).await?;
         let rx = self.hub.subscribe(id);
         if guard.as_ref().is_some_and(|l| l.doc.active.is_none()) {
@@ -189,13 +192,7 @@ impl Engine {
         &self,
         project: &str,
         id: &str,
-    ) -> Result<
-        (
-            serde_json::Value,
-            Option<tokio::sync::broadcast::Receiver<super::hub::Published>>,
-        ),
-        SessionError,
-    > {
+    ) -> Result<(serde_json::Value, Option<Subscription>), SessionError> {
         let guard = self.lock_in(project, id).await?;
         let live = loaded(&guard)?;
         let session = live.to_json();
@@ -203,7 +200,7 @@ impl Engine {
             self.unload(id);
             return Ok((session, None));
         }
-        Ok((session, Some(self.hub.subscribe(id))))
+        Ok((session, Some(self.subscribe_live(live))))
     }
 
     /// Locks a Session that is being created (not in the store yet).
@@ -250,6 +247,7 @@ impl Engine {
         guard: &mut Guard,
         mut tx: Tx,
     ) -> Result<(), SessionError> {
+        let published = self.stamp(&mut tx);
         let write = tx.take_write()?;
         if !write.is_empty() {
             self.store.write_session(write).await?;
@@ -291,9 +289,15 @@ impl Engine {
             // The Turn settled: its Run takes no more frames.
             lock(&self.runs).remove(&settled);
         }
+        self.before_publishing(&id, &published).await;
+        let mut published = published.into_iter();
         for effect in tx.effects {
             match effect {
-                Effect::Publish(event) => self.hub.publish(&id, event),
+                Effect::Publish(_) => {
+                    if let Some(event) = published.next() {
+                        self.hub.publish(&id, event);
+                    }
+                }
                 Effect::Send { link, id, message } => {
                     if let CoreToRuntime::ExecutionStart(start) = &*message {
                         lock(&self.runs).insert(start.run_id.clone(), start.session_id.clone());

@@ -5,6 +5,12 @@
 //! (agents-api-wire §8.2, "live only"). A subscriber that falls more than [`BUFFER`] events
 //! behind never slows the publisher or anyone else; it receives an `error` event with code
 //! `stream_interrupted` and its stream ends (core-contracts §8).
+//!
+//! On PostgreSQL every event carries its Session's `seq`, and events reach the hub two ways:
+//! the holder's own commits, and other replicas' commits read back from the event rows
+//! (`session::feed`). Each channel remembers the last `seq` it published and skips anything not
+//! greater, so a stream never sees an event twice or out of order, whichever way came first.
+//! On SQLite (one process) events carry no `seq` and are all published as they come.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -25,11 +31,13 @@ pub const BUFFER: usize = 256;
 /// A comment line every this often keeps proxies and clients from timing the stream out.
 pub const KEEPALIVE: Duration = Duration::from_secs(15);
 
-/// One published event: its type (for stream end rules) and its serialized JSON.
+/// One published event: its type (for stream end rules), its serialized JSON, and its
+/// Session's `seq` where events are kept as rows (PostgreSQL).
 #[derive(Debug, Clone)]
 pub struct Published {
     pub kind: Arc<str>,
     pub json: Arc<str>,
+    pub seq: Option<u64>,
 }
 
 impl Published {
@@ -41,6 +49,16 @@ impl Published {
                 .unwrap_or_default()
                 .into(),
             json: event.to_string().into(),
+            seq: None,
+        }
+    }
+
+    /// An event as stored in its row (`session_events`), with its `seq`.
+    pub fn stored(kind: &str, json: &str, seq: u64) -> Published {
+        Published {
+            kind: kind.into(),
+            json: json.into(),
+            seq: Some(seq),
         }
     }
 
@@ -63,34 +81,92 @@ impl Published {
     }
 }
 
+/// A stream's subscription: the channel's receiver, and the `seq` it starts after (events at
+/// or before it were committed before the stream began, so it skips them).
+pub struct Subscription {
+    rx: broadcast::Receiver<Published>,
+    after: Option<u64>,
+}
+
+impl Subscription {
+    /// A subscription that ends after the events given to the stream up front.
+    pub fn closed() -> Subscription {
+        Subscription {
+            rx: broadcast::channel(1).1,
+            after: None,
+        }
+    }
+}
+
+/// One Session's channel and the last `seq` published on it.
+struct Channel {
+    tx: broadcast::Sender<Published>,
+    last: u64,
+}
+
 #[derive(Default)]
 pub struct Hub {
-    channels: Mutex<HashMap<String, broadcast::Sender<Published>>>,
+    channels: Mutex<HashMap<String, Channel>>,
 }
 
 impl Hub {
-    /// Subscribes to a Session's events from now on.
-    pub fn subscribe(&self, session_id: &str) -> broadcast::Receiver<Published> {
-        let mut channels = lock(&self.channels);
-        channels
-            .entry(session_id.to_owned())
-            .or_insert_with(|| broadcast::channel(BUFFER).0)
-            .subscribe()
+    /// Subscribes to a Session's events from now on (events carry no `seq`: SQLite).
+    pub fn subscribe(&self, session_id: &str) -> Subscription {
+        self.subscribe_after(session_id, 0)
     }
 
-    /// Publishes one event (an object with `type`); `event_id` is added here.
-    pub fn publish(&self, session_id: &str, mut event: Value) {
+    /// Subscribes to a Session's events after `seq` (its last committed one). A new channel
+    /// starts there, so rows read back later begin after it.
+    pub fn subscribe_after(&self, session_id: &str, seq: u64) -> Subscription {
         let mut channels = lock(&self.channels);
-        let Some(tx) = channels.get(session_id) else {
+        let channel = channels
+            .entry(session_id.to_owned())
+            .or_insert_with(|| Channel {
+                tx: broadcast::channel(BUFFER).0,
+                last: seq,
+            });
+        Subscription {
+            rx: channel.tx.subscribe(),
+            after: (seq > 0).then_some(seq),
+        }
+    }
+
+    /// Publishes one event. One whose `seq` is not greater than the last published on its
+    /// Session's channel was published already (or began before every stream) and is skipped.
+    pub fn publish(&self, session_id: &str, event: Published) {
+        let mut channels = lock(&self.channels);
+        let Some(channel) = channels.get_mut(session_id) else {
             return;
         };
-        if let Some(obj) = event.as_object_mut() {
-            obj.insert("event_id".into(), json!(new_id(IdKind::Event)));
+        if let Some(seq) = event.seq {
+            if seq <= channel.last {
+                return;
+            }
+            channel.last = seq;
         }
-        if tx.send(Published::new(&event)).is_err() {
+        if channel.tx.send(event).is_err() {
             // Nobody listens: drop the channel so idle Sessions hold no memory.
             channels.remove(session_id);
         }
+    }
+
+    /// The last `seq` published to a Session's streams, while it has any.
+    pub fn last(&self, session_id: &str) -> Option<u64> {
+        let channels = lock(&self.channels);
+        channels
+            .get(session_id)
+            .filter(|c| c.tx.receiver_count() > 0)
+            .map(|c| c.last)
+    }
+
+    /// Every Session with open streams (to re-read after a lost notification connection).
+    pub fn followed(&self) -> Vec<String> {
+        let channels = lock(&self.channels);
+        channels
+            .iter()
+            .filter(|(_, c)| c.tx.receiver_count() > 0)
+            .map(|(id, _)| id.clone())
+            .collect()
     }
 
     /// Ends every stream (server shutdown).
@@ -101,6 +177,32 @@ impl Hub {
     /// Ends every stream of a deleted Session.
     pub fn close(&self, session_id: &str) {
         lock(&self.channels).remove(session_id);
+    }
+}
+
+impl Subscription {
+    /// The next event after the subscription's start.
+    async fn next(&mut self) -> Result<Published, broadcast::error::RecvError> {
+        loop {
+            let event = self.rx.recv().await?;
+            if self.wants(&event) {
+                return Ok(event);
+            }
+        }
+    }
+
+    /// The next event already published, if any (without waiting).
+    pub fn try_next(&mut self) -> Option<Published> {
+        while let Ok(event) = self.rx.try_recv() {
+            if self.wants(&event) {
+                return Some(event);
+            }
+        }
+        None
+    }
+
+    fn wants(&self, event: &Published) -> bool {
+        !matches!((event.seq, self.after), (Some(seq), Some(after)) if seq <= after)
     }
 }
 
@@ -120,7 +222,7 @@ pub fn sse_response(
     status: StatusCode,
     session_id: String,
     first: Option<Published>,
-    rx: broadcast::Receiver<Published>,
+    rx: Subscription,
     end: StreamEnd,
     obfuscate: bool,
 ) -> Response {
@@ -140,7 +242,7 @@ pub fn sse_response(
 struct Reader {
     session_id: String,
     first: Option<Published>,
-    rx: broadcast::Receiver<Published>,
+    rx: Subscription,
     end: StreamEnd,
     obfuscate: bool,
     turn_finished: bool,
@@ -156,7 +258,7 @@ fn data_frame(json: &str) -> Bytes {
 fn frames(
     session_id: String,
     first: Option<Published>,
-    rx: broadcast::Receiver<Published>,
+    rx: Subscription,
     end: StreamEnd,
     obfuscate: bool,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> {
@@ -176,7 +278,7 @@ fn frames(
         if let Some(first) = r.first.take() {
             return Some((Ok(first.frame(r.obfuscate)), r));
         }
-        let next = tokio::time::timeout(KEEPALIVE, r.rx.recv()).await;
+        let next = tokio::time::timeout(KEEPALIVE, r.rx.next()).await;
         let event = match next {
             // A comment line without a blank line: safe for the SDK's parser (§8.1).
             Err(_) => return Some((Ok(Bytes::from_static(b":\n")), r)),

@@ -117,7 +117,7 @@ impl Engine {
                         return;
                     }
                     if let Some(event) = super::native_items::delta(live, delta) {
-                        self.hub.publish(&session, event);
+                        self.publish_unstored(&mut guard, event).await;
                     }
                     return;
                 }

@@ -16,7 +16,7 @@
 //!   a Runtime link's frames do, link loss) add to it.
 //! - [`state`]: a Session's state and the transaction changes go through.
 //! - [`objects`]: the public JSON shapes.
-//! - [`hub`]: live SSE fan-out.
+//! - [`hub`]: live SSE fan-out; `events` carries it across replicas (event rows, `seq`).
 //! - [`runtimes`]: the connected Runtimes (links), their advertisements and preparations.
 //! - [`configuration`]: the frozen configuration a Runtime receives.
 //! - [`error`]: why a Session operation was refused.
@@ -31,6 +31,7 @@ mod deletion;
 mod dispatch;
 pub mod engine;
 pub mod error;
+mod events;
 pub mod frames;
 pub mod hub;
 pub mod idempotency;

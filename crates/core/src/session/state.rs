@@ -69,6 +69,15 @@ pub struct SessionDoc {
     /// A multi-agent Session's Subagents (`session::subagents`).
     #[serde(default)]
     pub subagents: super::subagents::Subagents,
+    /// The `seq` of the Session's last published event, where events are kept as rows for
+    /// other replicas (PostgreSQL; `session::events`). In the document so that it survives a
+    /// move to another replica; always 0 (and not written) on SQLite.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub seq: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Pending input on an offline self-hosted Environment.
