@@ -15,6 +15,7 @@ import pathlib
 import pytest
 
 from conftest import ROOT
+from claude_support import block_text, tool_result_blocks
 from session_support import Harness
 
 STANDIN = ROOT / "crates" / "acp" / "tests" / "fixtures" / "mcode_standin.py"
@@ -121,5 +122,7 @@ class MinimaxHarness(Harness):
 
     def sent_results(self, engine):
         """(call_id, result text) of each `functions` result the model received, first seen
-        first (the wall time codex adds is left out)."""
+        first (the wall time codex adds is left out; Claude's tool_result blocks by tool-use id)."""
+        if self.agent == "claude-agent-acp":
+            return [(c, block_text(b)) for c, b in tool_result_blocks(engine).items()]
         return [(call_id, mcp_text(output)) for call_id, output in super().sent_results(engine)]
