@@ -204,6 +204,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_bridge_listens_beside_the_provider_relay_never_on_its_port() {
+        let provider: SocketAddr = "127.0.0.1:4321".parse().unwrap();
+        assert_eq!(bridge_listen(provider), "127.0.0.1:47811".parse().unwrap());
+        let taken: SocketAddr = "127.0.0.1:47811".parse().unwrap();
+        assert_eq!(bridge_listen(taken), "127.0.0.1:47812".parse().unwrap());
+    }
+
+    #[test]
     fn loopback_and_localhost_keep_their_url() {
         let r = route("http://127.0.0.1:4321/v1").unwrap();
         assert_eq!(r.listen, "127.0.0.1:4321".parse().unwrap());
