@@ -6,7 +6,7 @@ here ran against MiniMax Code itself):
   enabled (the host's loopback is the sandbox's) and disabled (its own loopback: the server is
   reached through the relay's loopback bridge, `switchboard sandbox-relay`);
 - a file the agent's native shell tool writes is in the workspace (the Environment files API and
-  the Runtime's workspace directory);
+  the Runtime's workspace directory), and the command is a `command_execution` Item;
 - `web_search: disabled` removes the native fetch from the tools the agent offers the model on a
   workspace, an omitted control keeps it (claude-agent-acp's WebFetch: codex has no fetch tool).
 """
@@ -82,6 +82,11 @@ def test_a_native_tool_writes_the_workspace(start_engine, tmp_path, monkeypatch,
     result = stream.get_final_result()
     assert result.turn.status == "completed", result.turn
     assert result.output_text == "Wrote made.txt."
+    # The agent's own command is observed: a command_execution Item, completed.
+    items = list(engine.client.beta.agents.sessions.items.list(result.session_id, order="asc"))
+    commands = [i for i in items if i.type == "command_execution"]
+    assert len(commands) == 1 and commands[0].status == "completed", items
+    assert "made.txt" in commands[0].command, commands[0]
     env_id = engine.client.beta.agents.sessions.retrieve(result.session_id).environment.id
     listed = {f.path: f.size_bytes for f in engine.client.beta.agents.environments.files.list(env_id).data}
     assert listed.get("/workspace/made.txt") == len("/workspace\n"), listed

@@ -34,6 +34,7 @@ use switchboard_protocol::{
 };
 use tokio::sync::oneshot;
 
+use crate::commands::Commands;
 use crate::functions::{CallAnswer, McpCall, SERVER_LABEL};
 use crate::receipts::{self, CallTable};
 use crate::rpc::{Connection, Inbound, RpcError};
@@ -109,6 +110,8 @@ pub struct Driver {
     /// Whether the agent's native tools may run (a workspace placement).
     native_tools: bool,
     messages: Messages,
+    /// The agent's native commands (a workspace placement).
+    commands: Commands,
     thought: Option<(String, String)>,
     stop: StopRequests,
     usage: Option<Usage>,
@@ -140,6 +143,7 @@ impl Driver {
             SessionUpdate::ToolCall(call) => {
                 self.flush_thought(out);
                 self.messages.close(MessagePhase::Commentary, out);
+                self.commands.reported(&call, out);
                 let id = call.tool_call_id.0.to_string();
                 if let Some((tool, arguments)) =
                     functions_call(call.raw_input.as_ref(), &call.title)
@@ -155,12 +159,23 @@ impl Driver {
                 }
             }
             SessionUpdate::ToolCallUpdate(update) => {
+                self.commands.updated(
+                    &update.tool_call_id.0,
+                    update.fields.raw_input.as_ref(),
+                    update.fields.title.as_deref(),
+                );
                 let ended = matches!(
                     update.fields.status,
                     Some(ToolCallStatus::Completed | ToolCallStatus::Failed)
                 );
                 if ended {
                     let failed = update.fields.status == Some(ToolCallStatus::Failed);
+                    self.commands.ended(
+                        &update.tool_call_id.0,
+                        failed,
+                        update.fields.raw_output.as_ref(),
+                        out,
+                    );
                     self.ended(
                         &update.tool_call_id.0,
                         update.fields.raw_output.as_ref(),
@@ -554,6 +569,7 @@ pub fn spawn(start: TurnStart, io: TurnIo<Inbound>, deadline: Duration) -> Arc<d
         allowed_servers: start.allowed_servers,
         native_tools: start.native_tools,
         messages: Messages::default(),
+        commands: Commands::default(),
         thought: None,
         stop: StopRequests::default(),
         usage: None,
