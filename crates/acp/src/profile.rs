@@ -110,8 +110,8 @@ pub const CODEX_ACP: Profile = Profile {
 ///
 /// Every Session needs the Turn contract of the adapter kit (one terminal event, receipts only
 /// on the agent's own record: `durable_turns`, `durable_input_receipts`), `tool_observations`
-/// (the agent's native tools are refused at its permission request, so there is nothing
-/// unobserved) and `subagent_control` (no Subagent is ever enabled).
+/// (on `environment: none` the agent's native tools are refused at its permission request; on a
+/// workspace its commands are `command_execution` Items, [`crate::commands`]) and `subagent_control` (no Subagent is ever enabled).
 fn capabilities() -> Capabilities {
     Capabilities {
         streaming: true,
