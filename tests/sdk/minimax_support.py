@@ -15,6 +15,7 @@ import pathlib
 import pytest
 
 from conftest import ROOT
+from claude_support import block_text, tool_result_blocks
 from session_support import Harness
 
 STANDIN = ROOT / "crates" / "acp" / "tests" / "fixtures" / "mcode_standin.py"
@@ -51,16 +52,28 @@ def install_standin(directory: pathlib.Path, agent="codex-acp", **options) -> pa
     """Writes an `mcode` launcher into `directory` and returns its path. `agent` is the ACP agent
     behind it (`codex-acp` or `claude-agent-acp`); `options` are the stand-in's own
     (`tool_timeout=1` for `--tool-timeout 1`, `hold=dir`, `record=dir`)."""
+    # Resolved: a managed sandbox shows these paths themselves, not the links that lead to them.
     if agent == "codex-acp":
-        options = {"codex_acp": codex_acp(), **options}
+        options = {"codex_acp": codex_acp().resolve(), **options}
     else:
         package, node = claude_agent_acp()
-        options = {"claude_agent_acp": package, "node": node, **options}
+        options = {"claude_agent_acp": package.resolve(), "node": node.resolve(), **options}
     flags = "".join(f" --{k.replace('_', '-')} '{v}'" for k, v in options.items())
     launcher = directory / "mcode"
     launcher.write_text(f"#!/bin/sh\nexec python3 '{STANDIN}'{flags} \"$@\"\n")
     launcher.chmod(0o755)
     return launcher
+
+
+def sandbox_paths(agent="codex-acp") -> str:
+    """`SWITCHBOARD_MINIMAX_CODE_SANDBOX_PATHS` for the stand-in: what a managed sandbox must show
+    for it to run (the launcher's own folder is shown as the binary's): the stand-in script and
+    its agent's install (with Node for claude-agent-acp)."""
+    if agent == "codex-acp":
+        installs = [ROOT / ".harnesses" / "codex-acp"]
+    else:
+        installs = [ROOT / ".harnesses" / "claude-agent-acp", ROOT / ".harnesses" / "node"]
+    return os.pathsep.join(str(p.resolve()) for p in [STANDIN.parent, *installs])
 
 
 def mcp_text(output: str) -> str:
@@ -109,5 +122,7 @@ class MinimaxHarness(Harness):
 
     def sent_results(self, engine):
         """(call_id, result text) of each `functions` result the model received, first seen
-        first (the wall time codex adds is left out)."""
+        first (the wall time codex adds is left out; Claude's tool_result blocks by tool-use id)."""
+        if self.agent == "claude-agent-acp":
+            return [(c, block_text(b)) for c, b in tool_result_blocks(engine).items()]
         return [(call_id, mcp_text(output)) for call_id, output in super().sent_results(engine)]

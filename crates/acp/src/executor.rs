@@ -1,6 +1,7 @@
 //! The ACP [`SessionExecutor`]: one Session, at most one agent process, one Turn at a time.
 //!
-//! Preparing starts the Session's `functions` server (when it has functions), then the agent:
+//! Preparing starts the Session's `functions` server (when it has functions: on the host's
+//! loopback, or on the placement's loopback bridge in a sandbox without network), then the agent:
 //! `initialize`, `session/new` with the working directory (the workspace, or the state dir's
 //! own on `environment: none`) and the MCP servers, and the model selection when the agent
 //! offers it. After an eviction the next Turn starts a new process and reopens the same session
@@ -59,9 +60,11 @@ impl AcpExecutor {
         let functions = if launch.configuration.function_tools.is_empty() {
             None
         } else {
-            let host = FunctionsHost::start(&launch.configuration.function_tools, route.clone())
-                .await
-                .map_err(|e| AdapterError::Launch(format!("the functions server: {e}")))?;
+            let bridge = launch.placement.as_ref().and_then(|p| p.loopback.as_ref());
+            let host =
+                FunctionsHost::start(&launch.configuration.function_tools, route.clone(), bridge)
+                    .await
+                    .map_err(|e| AdapterError::Launch(format!("the functions server: {e}")))?;
             Some(host)
         };
         let session_id = state.read_id(SESSION_ID_FILE);
@@ -163,6 +166,7 @@ impl Inner {
         let setup = ProviderSetup {
             config: &self.config,
             data_dir: &data_dir,
+            placement: self.placement.as_ref(),
         };
         let plan = (self.profile.configure)(&setup).map_err(|e| launch_error(e.to_string()))?;
         let spawned = process::spawn(&self.binary, &self.state, self.placement.as_ref(), |c| {
@@ -280,6 +284,7 @@ impl SessionExecutor for AcpExecutor {
             session_id,
             steer_method: inner.profile.steer_method,
             allowed_servers: inner.allowed_servers(),
+            native_tools: inner.placement.is_some(),
         };
         let deadline = inner.turn_deadline;
         Ok(slot.begin_turn(inbound, |io| turn::spawn(start, io, deadline)))

@@ -2,7 +2,10 @@
 //!
 //! An ACP agent has no function tools of its own, so each Session's executor serves its
 //! functions as a streamable-HTTP MCP server (`rmcp`) on `127.0.0.1`, guarded by a bearer token
-//! of its own, and passes it in `session/new`'s `mcpServers`. A `tools/call` becomes an
+//! of its own, and passes it in `session/new`'s `mcpServers`. In a managed sandbox without
+//! network the host's loopback is out of reach, so the server listens on the placement's
+//! loopback bridge instead (a Unix socket the sandbox's relay carries a port of its own
+//! loopback to), and the agent gets that port's URL. A `tools/call` becomes an
 //! [`McpCall`] on the running Turn's inbound channel, ordered with the agent's own updates, and
 //! waits there for the caller's result ([`crate::turn`]); that result answers the MCP request.
 //! When the Turn ends first (cancel, a failure) the wait is dropped and the call gets an error
@@ -24,7 +27,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use switchboard_protocol::FunctionToolSpec;
+use switchboard_protocol::{FunctionToolSpec, LoopbackBridge};
 use tokio::sync::oneshot;
 
 use crate::rpc::{Connection, Inbound};
@@ -130,10 +133,12 @@ pub struct FunctionsHost {
 }
 
 impl FunctionsHost {
-    /// Serves `functions` on a fresh loopback port, routing calls through `route`.
+    /// Serves `functions` on a fresh loopback port, or on `bridge`'s socket, routing calls
+    /// through `route`.
     pub async fn start(
         functions: &[FunctionToolSpec],
         route: Arc<CallRoute>,
+        bridge: Option<&LoopbackBridge>,
     ) -> std::io::Result<FunctionsHost> {
         let server = FunctionsServer {
             tools: Arc::new(tool_list(functions)),
@@ -148,16 +153,32 @@ impl FunctionsHost {
         let router = axum::Router::new().nest_service("/mcp", service).layer(
             middleware::from_fn_with_state(Arc::new(format!("Bearer {token}")), require_bearer),
         );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        let url = format!("http://{}/mcp", listener.local_addr()?);
         let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await;
-        });
+        let stopped = async {
+            let _ = stopped.await;
+        };
+        let url = match bridge {
+            Some(bridge) => {
+                let _ = std::fs::remove_file(&bridge.socket);
+                let listener = switchboard_adapter_kit::unix_socket::bind(&bridge.socket)?;
+                tokio::spawn(async move {
+                    let _ = axum::serve(listener, router)
+                        .with_graceful_shutdown(stopped)
+                        .await;
+                });
+                format!("http://{}/mcp", bridge.inside)
+            }
+            None => {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+                let url = format!("http://{}/mcp", listener.local_addr()?);
+                tokio::spawn(async move {
+                    let _ = axum::serve(listener, router)
+                        .with_graceful_shutdown(stopped)
+                        .await;
+                });
+                url
+            }
+        };
         Ok(FunctionsHost {
             url,
             token,

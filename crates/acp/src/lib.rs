@@ -8,12 +8,14 @@
 //! - [`rpc`]: framing, request/response matching, the inbound channel.
 //! - [`functions`]: the Session's functions as the loopback MCP server `functions` (`rmcp`).
 //! - [`receipts`]: a result is confirmed by the agent's `tool_call_update` carrying it.
+//! - [`commands`]: the agent's native shell commands as `command_execution` Items.
 //! - [`turn`]: the per-Turn driver: updates as Items, calls, permissions, cancel.
 //! - [`executor`]: the [`SessionExecutor`], evictable, resumed with `session/load`.
 //!
 //! What is not ACP's (the hermetic process, the process slot, the Turn loop with its deadline,
 //! the receipt table, JSON lines) is `switchboard_adapter_kit`'s.
 
+pub mod commands;
 pub mod executor;
 pub mod functions;
 pub mod profile;

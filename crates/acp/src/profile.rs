@@ -10,7 +10,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::{Capabilities, SessionConfiguration};
+use switchboard_protocol::{Capabilities, ProcessPlacement, SessionConfiguration};
 
 use crate::provider::{self, ProviderError};
 
@@ -36,6 +36,8 @@ pub struct ProviderSetup<'a> {
     pub config: &'a SessionConfiguration,
     /// The Session's private folder for the agent's own configuration and data.
     pub data_dir: &'a Path,
+    /// Where the agent works: `None` on `environment: none`.
+    pub placement: Option<&'a ProcessPlacement>,
 }
 
 /// One ACP agent.
@@ -48,6 +50,9 @@ pub struct Profile {
     pub pinned_version: &'static str,
     /// The environment variable naming the binary explicitly.
     pub binary_env: &'static str,
+    /// The environment variable listing (like `PATH`) what else of the host a managed sandbox
+    /// must show for the agent to run: a Node program's runtime and package, say.
+    pub sandbox_paths_env: Option<&'static str>,
     /// A program name looked up on `PATH` when the variable is unset.
     pub path_name: Option<&'static str>,
     /// The binary inside `scripts/install-harnesses.sh`'s install, under the repository root.
@@ -69,6 +74,7 @@ pub const MINIMAX_CODE: Profile = Profile {
     harness: HarnessId::MinimaxCode,
     pinned_version: switchboard_pins::MINIMAX_CODE_VERSION,
     binary_env: "SWITCHBOARD_MINIMAX_CODE_BIN",
+    sandbox_paths_env: Some("SWITCHBOARD_MINIMAX_CODE_SANDBOX_PATHS"),
     path_name: Some("mcode"),
     installed: None,
     version: VersionProbe::VersionFlag,
@@ -86,6 +92,7 @@ pub const CODEX_ACP: Profile = Profile {
     harness: HarnessId::MinimaxCode,
     pinned_version: switchboard_pins::CODEX_ACP_VERSION,
     binary_env: "SWITCHBOARD_CODEX_ACP_BIN",
+    sandbox_paths_env: None,
     path_name: None,
     installed: Some(switchboard_pins::CODEX_ACP_NATIVE),
     version: VersionProbe::PackageJson,
@@ -103,8 +110,8 @@ pub const CODEX_ACP: Profile = Profile {
 ///
 /// Every Session needs the Turn contract of the adapter kit (one terminal event, receipts only
 /// on the agent's own record: `durable_turns`, `durable_input_receipts`), `tool_observations`
-/// (the agent's native tools are refused at its permission request, so there is nothing
-/// unobserved) and `subagent_control` (no Subagent is ever enabled).
+/// (on `environment: none` the agent's native tools are refused at its permission request; on a
+/// workspace its commands are `command_execution` Items, [`crate::commands`]) and `subagent_control` (no Subagent is ever enabled).
 fn capabilities() -> Capabilities {
     Capabilities {
         streaming: true,
@@ -150,6 +157,25 @@ impl Profile {
             .join(self.name.replace('_', "-"))
             .join(self.installed?);
         installed.is_file().then_some(installed)
+    }
+
+    /// What a managed sandbox shows of the host, read-only, for `binary` to run there: its
+    /// directory, the directory above the file it resolves to (an npm `bin` link points into
+    /// its package), and every path of [`Profile::sandbox_paths_env`].
+    pub fn sandbox_paths(&self, binary: &Path) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = binary.parent().map(Path::to_owned).into_iter().collect();
+        if let Some(package) = binary
+            .canonicalize()
+            .ok()
+            .and_then(|b| b.parent()?.parent().map(Path::to_owned))
+        {
+            paths.push(package);
+        }
+        if let Some(listed) = self.sandbox_paths_env.and_then(std::env::var_os) {
+            paths.extend(std::env::split_paths(&listed).filter(|p| p.is_absolute()));
+        }
+        paths.dedup();
+        paths
     }
 
     /// The binary's version, or `None` when it does not tell.

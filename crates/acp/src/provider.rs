@@ -5,12 +5,15 @@
 //!   `custom_provider` entry (harnesses.md §4): `api` from the provider's protocol,
 //!   `options.baseURL` and `options.apiKey`, and the model with its token limits, which MiniMax
 //!   requires. Native web search is switched off there (`features.webSearch=false`): it is the
-//!   only mode the declaration admits.
+//!   only mode the declaration admits. On a workspace placement the native tools run, and
+//!   `web_search: disabled` also switches off the native fetch (`features.webFetch=false`); an
+//!   omitted control keeps it. In a managed sandbox MiniMax Code's own command sandbox is off
+//!   (`sandbox.enabled=false`): the bubblewrap sandbox is the boundary, as for Codex.
 //! - codex-acp embeds Codex: the same `-c` overrides as the app-server (resume-and-acp §3), the
 //!   key in an environment variable, its home in the Session's folder.
 
 use serde_json::json;
-use switchboard_protocol::configuration::ProviderProtocol;
+use switchboard_protocol::configuration::{ProviderProtocol, WebSearchMode};
 
 use crate::profile::{LaunchPlan, ProviderSetup};
 
@@ -71,8 +74,12 @@ pub fn minimax_code(setup: &ProviderSetup<'_>) -> Result<LaunchPlan, ProviderErr
                 }
             }
         },
-        "features": {"webSearch": false},
+        "features": minimax_features(setup),
     });
+    let mut file = file;
+    if setup.placement.is_some_and(|p| p.sandbox.is_some()) {
+        file["sandbox"] = json!({"enabled": false});
+    }
     write(setup, "config.yaml", &file.to_string())?;
     // MiniMax Code reads the Agent's instructions from AGENTS.md in its data dir.
     if let Some(instructions) = &config.instructions {
@@ -85,6 +92,22 @@ pub fn minimax_code(setup: &ProviderSetup<'_>) -> Result<LaunchPlan, ProviderErr
             setup.data_dir.display().to_string(),
         )],
     })
+}
+
+/// MiniMax Code's `features`: never native web search; on a workspace, no native fetch
+/// either when `web_search` is `disabled` (execution-tools, MiniMax Code's row).
+fn minimax_features(setup: &ProviderSetup<'_>) -> serde_json::Value {
+    let disabled = setup
+        .config
+        .execution_controls
+        .web_search
+        .as_ref()
+        .is_some_and(|w| w.mode == WebSearchMode::Disabled);
+    if setup.placement.is_some() && disabled {
+        json!({"webSearch": false, "webFetch": false})
+    } else {
+        json!({"webSearch": false})
+    }
 }
 
 fn write(setup: &ProviderSetup<'_>, name: &str, contents: &str) -> Result<(), ProviderError> {

@@ -10,7 +10,9 @@
 //!   an id of ours, and the agent's id becomes an alias); the agent's later `tool_call_update`
 //!   that completes it is the receipt ([`crate::receipts`]).
 //! - The agent asks before each MCP call (`session/request_permission`): a call of the
-//!   Session's own servers is allowed once, anything else (a native tool) is refused.
+//!   Session's own servers is allowed once; a native tool is allowed on a workspace placement
+//!   (the workspace, or its sandbox, is the boundary, and nobody could answer the ask) and
+//!   refused on `environment: none`, which has no built-in tools.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -32,6 +34,7 @@ use switchboard_protocol::{
 };
 use tokio::sync::oneshot;
 
+use crate::commands::Commands;
 use crate::functions::{CallAnswer, McpCall, SERVER_LABEL};
 use crate::receipts::{self, CallTable};
 use crate::rpc::{Connection, Inbound, RpcError};
@@ -104,7 +107,11 @@ pub struct Driver {
     aliases: HashMap<String, String>,
     /// Labels of the servers whose calls the agent may make (ours and the Session's).
     allowed_servers: Vec<String>,
+    /// Whether the agent's native tools may run (a workspace placement).
+    native_tools: bool,
     messages: Messages,
+    /// The agent's native commands (a workspace placement).
+    commands: Commands,
     thought: Option<(String, String)>,
     stop: StopRequests,
     usage: Option<Usage>,
@@ -136,6 +143,7 @@ impl Driver {
             SessionUpdate::ToolCall(call) => {
                 self.flush_thought(out);
                 self.messages.close(MessagePhase::Commentary, out);
+                self.commands.reported(&call, out);
                 let id = call.tool_call_id.0.to_string();
                 if let Some((tool, arguments)) =
                     functions_call(call.raw_input.as_ref(), &call.title)
@@ -151,12 +159,23 @@ impl Driver {
                 }
             }
             SessionUpdate::ToolCallUpdate(update) => {
+                self.commands.updated(
+                    &update.tool_call_id.0,
+                    update.fields.raw_input.as_ref(),
+                    update.fields.title.as_deref(),
+                );
                 let ended = matches!(
                     update.fields.status,
                     Some(ToolCallStatus::Completed | ToolCallStatus::Failed)
                 );
                 if ended {
                     let failed = update.fields.status == Some(ToolCallStatus::Failed);
+                    self.commands.ended(
+                        &update.tool_call_id.0,
+                        failed,
+                        update.fields.raw_output.as_ref(),
+                        out,
+                    );
                     self.ended(
                         &update.tool_call_id.0,
                         update.fields.raw_output.as_ref(),
@@ -273,7 +292,8 @@ impl Driver {
             .await;
     }
 
-    /// Allows a call of the Session's own MCP servers once; refuses anything else.
+    /// Allows a call of the Session's own MCP servers once, and a native tool's on a workspace;
+    /// refuses anything else.
     fn permission(&self, params: &Value) -> Value {
         let tool_call = params.get("toolCall").unwrap_or(&Value::Null);
         let id = tool_call
@@ -291,7 +311,8 @@ impl Driver {
             .or_else(|| title_server(title));
         let allowed = known
             || server.is_some_and(|s| self.allowed_servers.contains(&s))
-            || title == "Approve MCP tool call";
+            || title == "Approve MCP tool call"
+            || self.native_tools;
         let kind = if allowed { "allow_once" } else { "reject_once" };
         let option = params
             .get("options")
@@ -531,6 +552,8 @@ pub struct TurnStart {
     pub session_id: String,
     pub steer_method: Option<&'static str>,
     pub allowed_servers: Vec<String>,
+    /// The Session has a workspace: the agent's native tools run there.
+    pub native_tools: bool,
 }
 
 /// Starts the Turn's driver; returns its control.
@@ -544,7 +567,9 @@ pub fn spawn(start: TurnStart, io: TurnIo<Inbound>, deadline: Duration) -> Arc<d
         unpaired: Vec::new(),
         aliases: HashMap::new(),
         allowed_servers: start.allowed_servers,
+        native_tools: start.native_tools,
         messages: Messages::default(),
+        commands: Commands::default(),
         thought: None,
         stop: StopRequests::default(),
         usage: None,

@@ -13,6 +13,7 @@
 //! - [`receipts`]: a Turn's function calls and the receipts of their results.
 //! - [`turn`]: one running Turn, a single driver task with a deadline that ends exactly once.
 //! - [`executor`]: the executor's process slot, one process and one Turn at a time, evictable.
+//! - [`unix_socket`]: Unix sockets bound at any depth (a sandbox's way to the host side).
 //!
 //! With the feature `test-support`, `test_support` holds what the adapters' integration tests
 //! share: binary discovery (fail in CI, skip loudly elsewhere), bounded reads of a Turn, the
@@ -36,3 +37,4 @@ pub mod test_support;
 #[cfg(feature = "test-support")]
 pub mod test_workspace;
 pub mod turn;
+pub mod unix_socket;

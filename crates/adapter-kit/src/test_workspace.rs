@@ -46,6 +46,7 @@ pub fn self_hosted(workspace: &Path) -> ProcessPlacement {
         work_dir: workspace.canonicalize().unwrap(),
         sandbox: None,
         mcp_env: vec![],
+        loopback: None,
     }
 }
 
@@ -81,6 +82,7 @@ pub fn sandboxed(workspace: &Path, state_dir: &Path, binary: &Path) -> ProcessPl
             env: vec![],
         }),
         mcp_env: vec![],
+        loopback: None,
     }
 }
 

@@ -89,6 +89,7 @@ mod tests {
                 env: vec![],
             }),
             mcp_env: vec![],
+            loopback: None,
         }
     }
 

@@ -64,6 +64,21 @@ pub struct ProcessPlacement {
     /// harness's process environment, from which it passes them to the servers; never logged,
     /// never on a command line or in a file.
     pub mcp_env: Vec<(String, String)>,
+    /// Set for a managed sandbox without network: the one way a server the adapter hosts for
+    /// its harness (the ACP `functions` server) is reached from inside.
+    pub loopback: Option<LoopbackBridge>,
+}
+
+/// A loopback port inside a network-less sandbox that reaches a Unix socket on the host: the
+/// sandbox's relay listens on [`LoopbackBridge::inside`] and carries each connection to
+/// [`LoopbackBridge::socket`], where the adapter serves. The sandbox's loopback is its own, so
+/// a server on the host's loopback is not reachable any other way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopbackBridge {
+    /// What the harness connects to, inside the sandbox (`127.0.0.1:<port>`).
+    pub inside: std::net::SocketAddr,
+    /// The host path the adapter binds its server to (the Runtime's relay directory).
+    pub socket: PathBuf,
 }
 
 /// A bubblewrap sandbox a process is started in.
@@ -85,6 +100,7 @@ impl fmt::Debug for ProcessPlacement {
             .field("work_dir", &self.work_dir)
             .field("sandbox", &self.sandbox)
             .field("mcp_env", &mcp_env)
+            .field("loopback", &self.loopback)
             .finish()
     }
 }

@@ -33,8 +33,8 @@ pub mod subagents;
 pub mod workspace;
 
 pub use adapter::{
-    Adapter, AdapterError, AdapterEvent, PrepareRequest, ProcessPlacement, Receipt, Sandbox,
-    SessionExecutor, TurnControl, TurnHandle, TurnRequest,
+    Adapter, AdapterError, AdapterEvent, LoopbackBridge, PrepareRequest, ProcessPlacement, Receipt,
+    Sandbox, SessionExecutor, TurnControl, TurnHandle, TurnRequest,
 };
 pub use capabilities::{Capabilities, HarnessAdvertisement, HarnessState};
 pub use configuration::{

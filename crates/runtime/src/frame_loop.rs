@@ -347,7 +347,7 @@ impl Loop {
         let mut placement = None;
         let mut relay = None;
         if let Some(workspace) = &configuration.workspace {
-            let install_dir = self.registry.install_dir(configuration.harness);
+            let install_dirs = self.registry.sandbox_paths(configuration.harness);
             let placed = self
                 .workspaces
                 .place(
@@ -355,7 +355,7 @@ impl Loop {
                     workspace,
                     &configuration.model_provider.base_url,
                     &state_dir,
-                    install_dir.as_deref(),
+                    &install_dirs,
                 )
                 .await;
             let placed = match placed {

@@ -45,6 +45,8 @@ struct Entry {
 struct SelfLocated {
     adapter: Arc<dyn Adapter>,
     implemented: Capabilities,
+    /// What a managed sandbox shows of the host for it, read-only (its install).
+    sandbox_paths: Vec<PathBuf>,
 }
 
 /// An install this Runtime started (a harness it never tried to install has none).
@@ -105,6 +107,20 @@ impl Registry {
             return Some(dir.to_owned());
         }
         binary.parent().map(Path::to_owned)
+    }
+
+    /// What a managed sandbox of `harness` shows of the host, read-only: the install of an
+    /// installable harness ([`Registry::install_dir`]), or the paths a self-located agent's
+    /// profile names (MiniMax Code's install and the runtime it needs).
+    pub fn sandbox_paths(&self, harness: HarnessId) -> Vec<PathBuf> {
+        if let Some(dir) = self.install_dir(harness) {
+            return vec![dir];
+        }
+        self.self_located
+            .iter()
+            .find(|e| e.adapter.harness() == harness)
+            .map(|e| e.sandbox_paths.clone())
+            .unwrap_or_default()
     }
 
     /// `implemented` plus what the Runtime itself provides for workspaces: it places every
@@ -181,6 +197,14 @@ impl Registry {
         &self.locator
     }
 
+    /// A self-located adapter's own advertisement, with the Runtime's workspaces, narrowed to
+    /// its declaration.
+    async fn self_advertisement(&self, entry: &SelfLocated) -> HarnessAdvertisement {
+        let mut ad = entry.adapter.advertise().await;
+        ad.capabilities = capabilities(ad.harness, self.with_workspaces(entry.implemented));
+        ad
+    }
+
     /// Probes every registered harness now. A running install is advertised `installing`
     /// (its files are not complete yet); a failed one `failed` with its reason, until the
     /// harness is found usable after all (installed by hand, say).
@@ -213,7 +237,7 @@ impl Registry {
             out.push(ad);
         }
         for entry in &self.self_located {
-            out.push(self_advertisement(entry).await);
+            out.push(self.self_advertisement(entry).await);
         }
         out
     }
@@ -291,20 +315,18 @@ impl Registry {
 }
 
 /// MiniMax Code on the ACP adapter, at `SWITCHBOARD_MINIMAX_CODE_BIN` or `mcode` on `PATH`
-/// (none: advertised unavailable with the reason). Only `environment: none` is advertised: the
-/// `functions` server is on the Runtime's loopback, which a managed sandbox may not reach, and
-/// workspaces were not qualified on the stand-ins yet.
+/// (none: advertised unavailable with the reason), on every placement: a managed sandbox
+/// reaches the adapter's `functions` server through the host's loopback (network enabled) or
+/// the relay's loopback bridge (network disabled).
 fn minimax_code() -> SelfLocated {
     let binary = MINIMAX_CODE.locate(Path::new(""));
+    let sandbox_paths = binary
+        .as_deref()
+        .map(|b| MINIMAX_CODE.sandbox_paths(b))
+        .unwrap_or_default();
     SelfLocated {
         adapter: Arc::new(AcpAdapter::new(MINIMAX_CODE, binary)),
         implemented: MINIMAX_CODE.advertised(),
+        sandbox_paths,
     }
-}
-
-/// A self-located adapter's own advertisement, narrowed to its declaration.
-async fn self_advertisement(entry: &SelfLocated) -> HarnessAdvertisement {
-    let mut ad = entry.adapter.advertise().await;
-    ad.capabilities = capabilities(ad.harness, entry.implemented);
-    ad
 }

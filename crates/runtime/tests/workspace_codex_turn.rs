@@ -46,7 +46,7 @@ async fn codex_answers_from_inside_a_network_disabled_workspace() {
             &workspace,
             &base_url,
             &state_dir,
-            Some(&install_dir),
+            std::slice::from_ref(&install_dir),
         )
         .await
         .unwrap();

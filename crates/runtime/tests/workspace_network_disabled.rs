@@ -57,7 +57,7 @@ async fn only_the_relayed_provider_is_reachable_without_network() {
             &workspace,
             &base_url,
             &data.path().join("sessions/sess_offline"),
-            None,
+            &[],
         )
         .await
         .unwrap();
@@ -90,7 +90,7 @@ async fn only_the_relayed_provider_is_reachable_without_network() {
             &workspace,
             &base_url,
             &data.path().join("sessions/sess_online"),
-            None,
+            &[],
         )
         .await
         .unwrap();

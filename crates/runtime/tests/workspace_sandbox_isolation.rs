@@ -40,7 +40,7 @@ async fn a_sandboxed_process_sees_only_its_workspace() {
             &workspace,
             "http://127.0.0.1:9/v1",
             &state_dir,
-            None,
+            &[],
         )
         .await
         .unwrap();

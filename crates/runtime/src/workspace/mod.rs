@@ -25,7 +25,9 @@ use base64::Engine;
 use switchboard_protocol::workspace::{
     NetworkAccess, Workspace, WorkspaceEntry, WorkspaceFile, WorkspacePlacement,
 };
-use switchboard_protocol::{MANAGED_WORKSPACE_DIRECTORY, ProcessPlacement, Sandbox};
+use switchboard_protocol::{
+    LoopbackBridge, MANAGED_WORKSPACE_DIRECTORY, ProcessPlacement, Sandbox,
+};
 
 use paths::WorkspacePath;
 use relay::Forwarder;
@@ -103,6 +105,15 @@ pub struct Placed {
     pub base_url: Option<String>,
     /// Held while the Session is prepared (network disabled): its way to the provider.
     pub relay: Option<Forwarder>,
+}
+
+/// A network-disabled sandbox's way out: the provider's forwarder, the relay's command line,
+/// the provider URL inside, and the loopback bridge.
+struct Relayed {
+    forwarder: Forwarder,
+    tail: Vec<OsString>,
+    base_url: String,
+    bridge: LoopbackBridge,
 }
 
 /// The workspaces of one Runtime.
@@ -317,14 +328,15 @@ impl Workspaces {
     }
 
     /// Prepares `workspace` for a Session whose native state is in `state_dir`, with the
-    /// harness installed in `install_dir`: the placement the adapter starts processes through.
+    /// harness installed in `install_dirs` (what a managed sandbox shows of the host, read-only):
+    /// the placement the adapter starts processes through.
     pub async fn place(
         &self,
         session_id: &str,
         workspace: &Workspace,
         base_url: &str,
         state_dir: &Path,
-        install_dir: Option<&Path>,
+        install_dirs: &[PathBuf],
     ) -> Result<Placed, WorkspaceError> {
         match workspace.placement {
             WorkspacePlacement::SelfHosted => {
@@ -344,13 +356,14 @@ impl Workspaces {
                         work_dir: dir,
                         sandbox: None,
                         mcp_env: vec![],
+                        loopback: None,
                     },
                     base_url: None,
                     relay: None,
                 })
             }
             WorkspacePlacement::Managed => {
-                self.place_managed(session_id, workspace, base_url, state_dir, install_dir)
+                self.place_managed(session_id, workspace, base_url, state_dir, install_dirs)
                     .await
             }
         }
@@ -362,7 +375,7 @@ impl Workspaces {
         workspace: &Workspace,
         base_url: &str,
         state_dir: &Path,
-        install_dir: Option<&Path>,
+        install_dirs: &[PathBuf],
     ) -> Result<Placed, WorkspaceError> {
         let Some(bwrap) = &self.bwrap else {
             return Err(WorkspaceError::Sandbox(
@@ -384,16 +397,15 @@ impl Workspaces {
         })?;
         let mut layout = Layout::new(root, workspace.network);
         layout.read_write.push(state_dir.to_owned());
-        if let Some(dir) = install_dir {
-            layout.read_only.push(dir.to_owned());
-        }
+        layout.read_only.extend(install_dirs.iter().cloned());
         let mut wrapper_tail = Vec::new();
-        let (mut relay, mut new_base_url) = (None, None);
+        let (mut relay, mut new_base_url, mut loopback) = (None, None, None);
         if workspace.network == NetworkAccess::Disabled {
-            let (forwarder, tail, url) = self.relay(session_id, base_url, &mut layout)?;
-            relay = Some(forwarder);
-            wrapper_tail = tail;
-            new_base_url = (url != base_url).then_some(url);
+            let relayed = self.relay(session_id, base_url, &mut layout)?;
+            relay = Some(relayed.forwarder);
+            wrapper_tail = relayed.tail;
+            new_base_url = (relayed.base_url != base_url).then_some(relayed.base_url);
+            loopback = Some(relayed.bridge);
         }
         let mut wrapper = bwrap.wrapper(&layout);
         wrapper.extend(wrapper_tail);
@@ -402,20 +414,22 @@ impl Workspaces {
                 work_dir: PathBuf::from(MANAGED_WORKSPACE_DIRECTORY),
                 sandbox: Some(Sandbox { wrapper, env }),
                 mcp_env: vec![],
+                loopback,
             },
             base_url: new_base_url,
             relay,
         })
     }
 
-    /// Starts the Session's provider relay and returns it, the relay program's command line
-    /// (run inside the sandbox before the harness), and the harness's provider URL.
+    /// Starts the Session's provider relay: its forwarder, the relay program's command line
+    /// (run inside the sandbox before the harness), the harness's provider URL, and the
+    /// loopback bridge the adapter may serve its harness on.
     fn relay(
         &self,
         session_id: &str,
         base_url: &str,
         layout: &mut Layout,
-    ) -> Result<(Forwarder, Vec<OsString>, String), WorkspaceError> {
+    ) -> Result<Relayed, WorkspaceError> {
         let route = relay::route(base_url).map_err(|e| WorkspaceError::Sandbox(e.to_string()))?;
         let Some((program, leading)) = self.options.relay_command.split_first() else {
             return Err(WorkspaceError::Sandbox(
@@ -436,17 +450,32 @@ impl Workspaces {
             layout.hosts_file = Some(hosts);
         }
         layout.read_only.push(PathBuf::from(program));
-        layout.mounts.push((dir, relay::INSIDE_DIR.to_owned()));
+        layout
+            .mounts
+            .push((dir.clone(), relay::INSIDE_DIR.to_owned()));
         let mut tail: Vec<OsString> = vec![program.clone()];
         tail.extend(leading.iter().cloned());
+        let bridge = LoopbackBridge {
+            inside: relay::bridge_listen(route.listen),
+            socket: dir.join(relay::BRIDGE_SOCKET_NAME),
+        };
         tail.extend([
             "--listen".into(),
             route.listen.to_string().into(),
             "--socket".into(),
             format!("{}/{}", relay::INSIDE_DIR, relay::SOCKET_NAME).into(),
+            "--listen".into(),
+            bridge.inside.to_string().into(),
+            "--socket".into(),
+            format!("{}/{}", relay::INSIDE_DIR, relay::BRIDGE_SOCKET_NAME).into(),
             "--".into(),
         ]);
-        Ok((forwarder, tail, route.base_url))
+        Ok(Relayed {
+            forwarder,
+            tail,
+            base_url: route.base_url,
+            bridge,
+        })
     }
 
     /// Writes the Environment's `files` and runs its `setup_commands`, once: the `prepared`

@@ -17,19 +17,25 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use tokio::net::{TcpListener, TcpStream, UnixListener, UnixStream};
+use tokio::net::{TcpListener, TcpStream, UnixStream};
 use tokio::task::JoinHandle;
 
 /// Where the relay's socket directory is mounted inside the sandbox.
 pub const INSIDE_DIR: &str = "/run/switchboard-relay";
 /// The socket's name in that directory.
 pub const SOCKET_NAME: &str = "provider.sock";
+/// The loopback bridge's socket in that directory: the adapter serves its harness there
+/// (`ProcessPlacement::loopback`).
+pub const BRIDGE_SOCKET_NAME: &str = "loopback.sock";
+/// The bridge's port inside the sandbox (any port is free there: the namespace is the
+/// sandbox's own), unless the provider's relay listens on it.
+const BRIDGE_PORT: u16 = 47_811;
 
 #[derive(Debug, thiserror::Error)]
 pub enum RelayError {
     #[error("the provider URL `{0}` has no host or port the relay can reach")]
     BadUrl(String),
-    #[error("usage: sandbox-relay --listen ADDR --socket PATH -- PROGRAM [ARGS…]")]
+    #[error("usage: sandbox-relay (--listen ADDR --socket PATH)… -- PROGRAM [ARGS…]")]
     Usage,
     #[error("relay: {0}")]
     Io(#[from] std::io::Error),
@@ -76,6 +82,17 @@ pub fn route(base_url: &str) -> Result<Route, RelayError> {
     })
 }
 
+/// Where the loopback bridge listens inside a sandbox whose provider relay listens on
+/// `provider`.
+pub fn bridge_listen(provider: SocketAddr) -> SocketAddr {
+    let port = if provider.port() == BRIDGE_PORT {
+        BRIDGE_PORT + 1
+    } else {
+        BRIDGE_PORT
+    };
+    SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)
+}
+
 /// The sandbox's `/etc/hosts` for a relayed provider name.
 pub fn hosts_file(name: &str) -> String {
     format!("127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.0.1\t{name}\n")
@@ -91,7 +108,7 @@ pub struct Forwarder {
 impl Forwarder {
     pub fn start(socket: &Path, upstream: (String, u16)) -> Result<Forwarder, RelayError> {
         let _ = std::fs::remove_file(socket);
-        let listener = bind(socket)?;
+        let listener = switchboard_adapter_kit::unix_socket::bind(socket)?;
         let task = tokio::spawn(async move {
             while let Ok((inbound, _)) = listener.accept().await {
                 let upstream = upstream.clone();
@@ -118,55 +135,39 @@ impl Drop for Forwarder {
     }
 }
 
-/// Binds `socket`, whatever the length of its path: a socket address holds at most 107 bytes,
-/// and a data dir can be deeper than that, so a long path is bound through its directory's
-/// descriptor (`/proc/self/fd/N/name`), which names the same directory in a few bytes.
-fn bind(socket: &Path) -> std::io::Result<UnixListener> {
-    const SUN_PATH_MAX: usize = 107;
-    if socket.as_os_str().len() <= SUN_PATH_MAX {
-        return UnixListener::bind(socket);
-    }
-    let (Some(dir), Some(name)) = (socket.parent(), socket.file_name()) else {
-        return UnixListener::bind(socket);
-    };
-    let dir = rustix::fs::open(
-        dir,
-        rustix::fs::OFlags::PATH | rustix::fs::OFlags::DIRECTORY | rustix::fs::OFlags::CLOEXEC,
-        rustix::fs::Mode::empty(),
-    )?;
-    let short = Path::new("/proc/self/fd")
-        .join(std::os::fd::AsRawFd::as_raw_fd(&dir).to_string())
-        .join(name);
-    UnixListener::bind(short)
-}
-
 async fn pipe(mut a: UnixStream, mut b: TcpStream) {
     let _ = tokio::io::copy_bidirectional(&mut a, &mut b).await;
 }
 
-/// The relay inside the sandbox: `--listen ADDR --socket PATH -- PROGRAM ARGS…`. Listens, starts
-/// the program with this process's stdio and environment, relays until the program exits, and
-/// returns its exit code.
+/// The relay inside the sandbox: `(--listen ADDR --socket PATH)… -- PROGRAM ARGS…`. Listens on
+/// each address, carrying its connections to its socket; starts the program with this
+/// process's stdio and environment, relays until the program exits, and returns its exit code.
 pub async fn run_inside(args: Vec<OsString>) -> Result<i32, RelayError> {
     let mut args = args.into_iter();
-    let (mut listen, mut socket) = (None, None);
+    let mut pairs: Vec<(SocketAddr, PathBuf)> = Vec::new();
     loop {
-        match args.next().as_ref().and_then(|a| a.to_str()) {
-            Some("--listen") => {
-                listen = args
-                    .next()
-                    .and_then(|a| a.to_str().and_then(|s| s.parse::<SocketAddr>().ok()))
-            }
-            Some("--socket") => socket = args.next().map(PathBuf::from),
+        let listen = match args.next().as_ref().and_then(|a| a.to_str()) {
+            Some("--listen") => args
+                .next()
+                .and_then(|a| a.to_str().and_then(|s| s.parse::<SocketAddr>().ok()))
+                .ok_or(RelayError::Usage)?,
             Some("--") => break,
             _ => return Err(RelayError::Usage),
-        }
+        };
+        let socket = match args.next().as_ref().and_then(|a| a.to_str()) {
+            Some("--socket") => args.next().map(PathBuf::from).ok_or(RelayError::Usage)?,
+            _ => return Err(RelayError::Usage),
+        };
+        pairs.push((listen, socket));
     }
-    let (Some(listen), Some(socket)) = (listen, socket) else {
+    if pairs.is_empty() {
         return Err(RelayError::Usage);
-    };
+    }
     let program = args.next().ok_or(RelayError::Usage)?;
-    let listener = TcpListener::bind(listen).await?;
+    let mut listeners = Vec::with_capacity(pairs.len());
+    for (listen, socket) in pairs {
+        listeners.push((TcpListener::bind(listen).await?, socket));
+    }
     let mut child = tokio::process::Command::new(program)
         .args(args)
         .stdin(Stdio::inherit())
@@ -174,21 +175,27 @@ pub async fn run_inside(args: Vec<OsString>) -> Result<i32, RelayError> {
         .stderr(Stdio::inherit())
         .kill_on_drop(true)
         .spawn()?;
-    let accept = async {
-        while let Ok((inbound, _)) = listener.accept().await {
-            let socket = socket.clone();
-            tokio::spawn(async move {
-                let Ok(mut outbound) = UnixStream::connect(&socket).await else {
-                    return;
-                };
-                let mut inbound = inbound;
-                let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
-            });
-        }
-    };
-    tokio::select! {
-        status = child.wait() => Ok(status?.code().unwrap_or(1)),
-        () = accept => Ok(child.wait().await?.code().unwrap_or(1)),
+    let accepting: Vec<JoinHandle<()>> = listeners
+        .into_iter()
+        .map(|(listener, socket)| tokio::spawn(accept_into(listener, socket)))
+        .collect();
+    let status = child.wait().await;
+    for task in accepting {
+        task.abort();
+    }
+    Ok(status?.code().unwrap_or(1))
+}
+
+/// Carries each connection `listener` accepts to the Unix socket `socket`.
+async fn accept_into(listener: TcpListener, socket: PathBuf) {
+    while let Ok((mut inbound, _)) = listener.accept().await {
+        let socket = socket.clone();
+        tokio::spawn(async move {
+            let Ok(mut outbound) = UnixStream::connect(&socket).await else {
+                return;
+            };
+            let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+        });
     }
 }
 
@@ -196,29 +203,12 @@ pub async fn run_inside(args: Vec<OsString>) -> Result<i32, RelayError> {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn a_socket_deeper_than_an_address_holds_is_still_bound() {
-        let base = std::env::temp_dir().join(format!("relay-bind-{}", std::process::id()));
-        let deep = base.join("d".repeat(60)).join("e".repeat(60));
-        std::fs::create_dir_all(&deep).unwrap();
-        let socket = deep.join(SOCKET_NAME);
-        let listener = bind(&socket).unwrap();
-        assert!(socket.exists());
-        let client = tokio::spawn({
-            let socket = socket.clone();
-            async move {
-                // Connecting by the same long path: through the directory's descriptor too.
-                let dir = std::fs::File::open(socket.parent().unwrap()).unwrap();
-                let short = format!(
-                    "/proc/self/fd/{}/{SOCKET_NAME}",
-                    std::os::fd::AsRawFd::as_raw_fd(&dir)
-                );
-                UnixStream::connect(short).await.unwrap()
-            }
-        });
-        listener.accept().await.unwrap();
-        client.await.unwrap();
-        std::fs::remove_dir_all(base).unwrap();
+    #[test]
+    fn the_bridge_listens_beside_the_provider_relay_never_on_its_port() {
+        let provider: SocketAddr = "127.0.0.1:4321".parse().unwrap();
+        assert_eq!(bridge_listen(provider), "127.0.0.1:47811".parse().unwrap());
+        let taken: SocketAddr = "127.0.0.1:47811".parse().unwrap();
+        assert_eq!(bridge_listen(taken), "127.0.0.1:47812".parse().unwrap());
     }
 
     #[test]
