@@ -1,7 +1,7 @@
-"""Function results on minimax_code Sessions, through the stand-in for `mcode` (codex-acp started
-from the profile's own config.yaml, minimax_support.py): the rows of the conflict table
-(execution-tools "Results") and the abandonment of a call by the agent's own MCP tool timeout, as
-MiniMax Code's MCP client times calls out, on both stand-ins: codex-acp (the stand-in declares
+"""Function results on minimax_code Sessions, through the stand-in for `mcode` (an ACP agent started
+from the profile's own config.yaml, minimax_support.py), every test on both stand-ins: the rows
+of the conflict table (execution-tools "Results") and the abandonment of a call by the agent's own MCP tool timeout, as
+MiniMax Code's MCP client times calls out: codex-acp (the stand-in declares
 `functions` in codex's config with `tool_timeout_sec`) and claude-agent-acp (Claude Code's
 `MCP_TOOL_TIMEOUT`, in milliseconds). Nothing here ran against MiniMax Code itself."""
 
@@ -39,10 +39,13 @@ def standin():
     return {}
 
 
-@pytest.fixture
-def agent():
-    """The stand-in's agent (the abandonment tests run on both)."""
-    return "codex-acp"
+AGENTS = ["codex-acp", "claude-agent-acp"]
+
+
+@pytest.fixture(params=AGENTS)
+def agent(request):
+    """The stand-in's agent: every row here runs on both."""
+    return request.param
 
 
 @pytest.fixture
@@ -55,9 +58,6 @@ def engine(start_engine, tmp_path, monkeypatch, standin, agent):
 @pytest.fixture
 def harness(engine, agent):
     return MinimaxHarness(engine.mock.base_url, agent)
-
-
-AGENTS = ["codex-acp", "claude-agent-acp"]
 
 
 def final_text(engine, sid):
@@ -87,7 +87,6 @@ def test_identical_retry_is_accepted_before_and_after_turn_end(engine, harness):
 # Abandonment by the agent's own MCP tool timeout (1 s).
 
 
-@pytest.mark.parametrize("agent", AGENTS)
 @pytest.mark.parametrize("standin", [{"tool_timeout": 1}])
 def test_the_agents_tool_timeout_abandons_the_pending_call(engine, harness):
     sid, action = harness.create_pending(engine)
@@ -115,7 +114,6 @@ def hold(tmp_path):
     return tmp_path / "hold"
 
 
-@pytest.mark.parametrize("agent", AGENTS)
 def test_a_result_admitted_after_the_timeout_is_abandoned_without_a_receipt(start_engine, tmp_path, monkeypatch, hold, agent):
     launcher = install_standin(tmp_path, agent, tool_timeout=1, hold=hold)
     monkeypatch.setenv("SWITCHBOARD_MINIMAX_CODE_BIN", str(launcher))
