@@ -84,6 +84,10 @@ pub struct SessionWrite {
     pub subagents: Vec<crate::SubagentRecord>,
     pub child_turns: Vec<crate::ChildTurnRecord>,
     pub child_items: Vec<crate::ChildItemRecord>,
+    /// The claim this write is made under (replicas on PostgreSQL): the transaction checks it
+    /// first and writes nothing when it is lost or stale ([`crate::StoreError::Fenced`]).
+    /// `None` (SQLite, one process): unfenced. Not a change itself: [`Self::is_empty`] ignores it.
+    pub fence: Option<crate::Fence>,
 }
 
 impl SessionWrite {
