@@ -13,7 +13,8 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{Method, header};
+use axum::http::{Method, StatusCode, header};
+use switchboard_wire::body::SESSION_CREATE_LIMIT;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -36,6 +37,11 @@ fn forwardable(method: &Method, path: &str) -> Option<String> {
     forward.then(|| id.to_owned())
 }
 
+/// How often a request follows a Session whose holder changed while it was on its way (a
+/// handover, an unload): the answer was 503 `execution_unavailable` (nothing was written) and
+/// the claim now names another replica, or none (then it is served here).
+const ATTEMPTS: usize = 3;
+
 /// The `/v1` layer (after authentication, so the caller's key is checked here as well as on
 /// the holder, with the same answers).
 pub async fn to_holder(State(state): State<Arc<AppState>>, req: Request, next: Next) -> Response {
@@ -48,15 +54,65 @@ pub async fn to_holder(State(state): State<Arc<AppState>>, req: Request, next: N
     let Some(id) = forwardable(req.method(), req.uri().path()) else {
         return next.run(req).await;
     };
-    if replica.holds(&id) {
-        return next.run(req).await;
+    // Kept whole, so the request can follow the Session if its holder changes meanwhile. A
+    // body of unknown or excessive length goes through as it comes, without that retry (the
+    // body gate answers it wherever it lands).
+    let length = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+    let bodiless = matches!(*req.method(), Method::GET | Method::DELETE) && length.is_none();
+    if !bodiless && length.is_none_or(|n| n > SESSION_CREATE_LIMIT) {
+        return match remote_holder(&replica, &id).await {
+            Some(holder) if !replica.holds(&id) => {
+                let (parts, body) = req.into_parts();
+                let body = reqwest::Body::wrap_stream(body.into_data_stream());
+                relay(&replica, &holder, &parts, body).await
+            }
+            _ => next.run(req).await,
+        };
     }
-    match replica.claims.holder(&id).await {
-        Ok(Some(holder)) if holder.id != replica.id && !holder.address.is_empty() => {
-            relay(&replica, &holder.address, req).await
+    let (parts, body) = req.into_parts();
+    let Ok(body) = axum::body::to_bytes(body, SESSION_CREATE_LIMIT).await else {
+        return next.run(Request::from_parts(parts, Body::empty())).await;
+    };
+    let mut target = if replica.holds(&id) {
+        None
+    } else {
+        remote_holder(&replica, &id).await
+    };
+    let mut attempt = 1;
+    loop {
+        let answer = match &target {
+            Some(holder) => relay(&replica, holder, &parts, body.clone().into()).await,
+            None => {
+                let req = Request::from_parts(parts.clone(), Body::from(body.clone()));
+                next.clone().run(req).await
+            }
+        };
+        if answer.status() != StatusCode::SERVICE_UNAVAILABLE || attempt == ATTEMPTS {
+            return answer;
         }
-        // Nobody (live) holds it: this replica loads and claims it.
-        _ => next.run(req).await,
+        attempt += 1;
+        let now = remote_holder(&replica, &id).await;
+        if now == target {
+            return answer;
+        }
+        target = now;
+    }
+}
+
+/// The address of the live replica other than this one that holds the Session, if any.
+async fn remote_holder(replica: &Replica, id: &str) -> Option<String> {
+    match replica.claims.holder(id).await {
+        Ok(Some(holder)) if holder.id != replica.id && !holder.address.is_empty() => {
+            Some(holder.address)
+        }
+        Ok(_) => None,
+        Err(e) => {
+            tracing::warn!(session = id, error = %e, "cannot read a Session's holder");
+            None
+        }
     }
 }
 
@@ -72,8 +128,12 @@ fn hop_by_hop(name: &header::HeaderName) -> bool {
         || name == header::PROXY_AUTHORIZATION
 }
 
-async fn relay(replica: &Replica, address: &str, req: Request) -> Response {
-    let (parts, body) = req.into_parts();
+async fn relay(
+    replica: &Replica,
+    address: &str,
+    parts: &axum::http::request::Parts,
+    body: reqwest::Body,
+) -> Response {
     let path = parts
         .uri
         .path_and_query()
@@ -88,9 +148,7 @@ async fn relay(replica: &Replica, address: &str, req: Request) -> Response {
             out = out.header(name, value);
         }
     }
-    let out = out
-        .header(FORWARDED, replica.id.as_str())
-        .body(reqwest::Body::wrap_stream(body.into_data_stream()));
+    let out = out.header(FORWARDED, replica.id.as_str()).body(body);
     let answer = match out.send().await {
         Ok(answer) => answer,
         Err(e) => {

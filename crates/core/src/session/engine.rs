@@ -163,6 +163,13 @@ impl Engine {
                 None => None,
             };
             *guard = Some(self.live_from(&rec)?);
+            if previous == Some(Previous::Own) && rec.active_turn_id.is_some() {
+                // Handed over to this replica and loaded by a request before the handover's
+                // adoption: drive its Turn as the adoption would (a started one is left alone).
+                let this = self.clone();
+                let id = id.to_owned();
+                tokio::spawn(async move { this.drive(id).await });
+            }
             let orphaned = previous.is_some_and(|p| p != Previous::Own);
             if !orphaned || rec.active_turn_id.is_none() {
                 return Ok(guard);
