@@ -14,9 +14,9 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode, header};
-use switchboard_wire::body::SESSION_CREATE_LIMIT;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use switchboard_wire::body::SESSION_CREATE_LIMIT;
 
 use crate::edge::Failure;
 use crate::session::SessionError;
@@ -165,9 +165,7 @@ async fn relay(
         }
     }
     resp.body(Body::from_stream(answer.bytes_stream()))
-        .unwrap_or_else(|_| {
-            Failure::from(SessionError::Moved(address.to_owned())).into_response()
-        })
+        .unwrap_or_else(|_| Failure::from(SessionError::Moved(address.to_owned())).into_response())
 }
 
 #[cfg(test)]
@@ -178,13 +176,28 @@ mod tests {
     fn only_the_routes_of_a_loaded_session_are_forwarded() {
         let id = "sess_0123";
         let f = |m: Method, p: &str| forwardable(&m, p);
-        assert_eq!(f(Method::GET, "/agents/sessions/sess_0123").as_deref(), Some(id));
-        assert_eq!(f(Method::POST, "/v1/agents/sessions/sess_0123").as_deref(), Some(id));
-        assert_eq!(f(Method::DELETE, "/agents/sessions/sess_0123").as_deref(), Some(id));
-        assert_eq!(f(Method::POST, "/agents/sessions/sess_0123/events").as_deref(), Some(id));
+        assert_eq!(
+            f(Method::GET, "/agents/sessions/sess_0123").as_deref(),
+            Some(id)
+        );
+        assert_eq!(
+            f(Method::POST, "/v1/agents/sessions/sess_0123").as_deref(),
+            Some(id)
+        );
+        assert_eq!(
+            f(Method::DELETE, "/agents/sessions/sess_0123").as_deref(),
+            Some(id)
+        );
+        assert_eq!(
+            f(Method::POST, "/agents/sessions/sess_0123/events").as_deref(),
+            Some(id)
+        );
         assert_eq!(f(Method::GET, "/agents/sessions/sess_0123/events"), None);
         assert_eq!(f(Method::GET, "/agents/sessions/sess_0123/items"), None);
-        assert_eq!(f(Method::GET, "/agents/sessions/sess_0123/turns/t/items"), None);
+        assert_eq!(
+            f(Method::GET, "/agents/sessions/sess_0123/turns/t/items"),
+            None
+        );
         assert_eq!(f(Method::POST, "/agents/sessions"), None);
         assert_eq!(f(Method::GET, "/agents/sessions/"), None);
     }

@@ -204,7 +204,11 @@ impl Engine {
     }
 
     /// A Session's public object, read under its lock (so it reflects every committed change).
-    pub async fn read(self: &Arc<Self>, project: &str, id: &str) -> Result<serde_json::Value, SessionError> {
+    pub async fn read(
+        self: &Arc<Self>,
+        project: &str,
+        id: &str,
+    ) -> Result<serde_json::Value, SessionError> {
         let guard = self.lock_in(project, id).await?;
         let live = loaded(&guard)?;
         let session = live.to_json();

@@ -12,8 +12,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use switchboard_wire::ids::{IdKind, new_id};
 use switchboard_store::{ClaimOutcome, ClaimStore, Fence, Previous, ReplicaRecord};
+use switchboard_wire::ids::{IdKind, new_id};
 
 use super::engine::{Engine, Guard};
 use super::error::SessionError;

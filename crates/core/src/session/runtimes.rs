@@ -161,7 +161,9 @@ impl Links {
                 };
                 l.states
                     .iter()
-                    .filter(|(_, s)| matches!(s, HarnessState::Available | HarnessState::Installing))
+                    .filter(|(_, s)| {
+                        matches!(s, HarnessState::Available | HarnessState::Installing)
+                    })
                     .map(move |(h, _)| super::replica::route_key(route, h.as_str()))
                     .collect::<Vec<_>>()
             })
