@@ -30,6 +30,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .method_not_allowed_fallback(|m: Method, u: Uri| async move {
             edge::method_not_allowed("/v1", &m, &u)
         })
+        // Inside authentication: a Session another replica holds is answered there.
+        .layer(from_fn_with_state(state.clone(), crate::forward::to_holder))
         .layer(from_fn_with_state(state.clone(), edge::beta_and_auth));
     Router::new()
         .nest("/v1", v1)

@@ -79,6 +79,11 @@ impl From<SessionError> for Failure {
         let error = match e {
             SessionError::Invalid(e) => return e.into(),
             SessionError::Agent(e) => return e.into(),
+            // A replica that lost the Session's claim mid-request: retryable, like a moved one.
+            SessionError::Store(switchboard_store::StoreError::Fenced { .. })
+            | SessionError::Moved(_) => {
+                ApiError::new(ErrorCode::ExecutionUnavailable, None, message)
+            }
             SessionError::Store(e) => return e.into(),
             SessionError::Secret(e) => return e.into(),
             SessionError::Corrupt(e) => {

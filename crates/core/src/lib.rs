@@ -12,6 +12,7 @@ pub mod clock;
 pub mod edge;
 pub mod enrollment;
 pub mod environments;
+pub mod forward;
 pub mod oauth;
 pub mod replicas;
 pub mod revocation;

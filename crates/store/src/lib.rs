@@ -7,6 +7,7 @@
 //! ([`postgres::PgStore`], for `--database-url postgres://…`). One parameterised suite
 //! (`tests/`, `both_engines!`) runs every store behaviour on both.
 
+pub mod claims;
 pub mod environments;
 pub mod key_check;
 pub mod notify;
@@ -23,6 +24,7 @@ pub mod writer;
 
 use async_trait::async_trait;
 
+pub use claims::{ClaimOutcome, ClaimStore, Fence, Orphan, Previous, ReplicaRecord};
 pub use environments::{EnvironmentFilter, EnvironmentRecord};
 pub use key_check::KeyCheckStore;
 pub use notify::{Notice, Notifications};
@@ -54,6 +56,10 @@ pub enum StoreError {
     WriterGone,
     #[error("a batched transaction failed: {0}")]
     Batch(String),
+    /// A Session write whose claim is gone or has another epoch: another replica holds the
+    /// Session now. Nothing of the write was committed.
+    #[error("replica {replica_id} no longer holds the Session's claim (epoch {epoch})")]
+    Fenced { replica_id: String, epoch: i64 },
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -106,6 +112,12 @@ pub struct AgentRecord {
 /// `finish_deletion`) and the health probe.
 #[async_trait]
 pub trait Store: VaultStore + SubagentStore + Send + Sync + 'static {
+    /// The claims of several Core replicas on one database; `None` for an engine that is one
+    /// process (SQLite), where nothing is claimed or fenced.
+    fn claims(&self) -> Option<std::sync::Arc<dyn ClaimStore>> {
+        None
+    }
+
     async fn insert_project(&self, project: &ProjectRecord) -> Result<()>;
     /// Every Project, oldest first (the first is the one a fresh data dir starts with).
     async fn list_projects(&self) -> Result<Vec<ProjectRecord>>;

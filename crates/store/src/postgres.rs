@@ -19,6 +19,7 @@ use sqlx::postgres::{PgPoolOptions, PgRow};
 use sqlx::{PgPool, Row};
 
 pub mod events;
+mod claims;
 mod key_check;
 mod query;
 mod subagents;
@@ -91,6 +92,54 @@ impl PgStore {
         }
         tx.commit().await?;
         Ok(counts)
+    }
+
+    /// Runs `statements` in one transaction that first locks the Session's claim row and checks
+    /// it is still `fence`'s; a lost or stale claim rolls everything back
+    /// ([`StoreError::Fenced`]). The lock keeps a handover or takeover from committing between
+    /// the check and the write. Retried like [`Self::transact`].
+    async fn write_fenced(&self, fence: &crate::Fence, statements: Vec<Statement>) -> Result<()> {
+        let mut attempt = 1;
+        loop {
+            let outcome = self.write_fenced_once(fence, &statements).await;
+            match outcome {
+                Err(StoreError::Database(sqlx::Error::Database(e)))
+                    if attempt < ATTEMPTS
+                        && matches!(e.code().as_deref(), Some("40001" | "40P01")) =>
+                {
+                    attempt += 1;
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
+    async fn write_fenced_once(
+        &self,
+        fence: &crate::Fence,
+        statements: &[Statement],
+    ) -> Result<()> {
+        let mut tx = self.pool.begin().await?;
+        let held = sqlx::query(
+            "SELECT 1 FROM session_claims WHERE session_id = $1 AND replica_id = $2 \
+             AND epoch = $3 FOR UPDATE",
+        )
+        .bind(&fence.session_id)
+        .bind(&fence.replica_id)
+        .bind(fence.epoch)
+        .fetch_optional(&mut *tx)
+        .await?
+        .is_some();
+        if !held {
+            tx.rollback().await?;
+            return Err(claims::fenced(fence));
+        }
+        for s in statements {
+            let q = sqlx::query_with(s.sql, query::arguments(&s.binds)?);
+            q.execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
     }
 
     /// One statement; its affected row count.
@@ -427,14 +476,22 @@ impl Store for PgStore {
         page(&self.pool, l, q).await
     }
 
+    fn claims(&self) -> Option<std::sync::Arc<dyn crate::ClaimStore>> {
+        Some(std::sync::Arc::new(self.clone()))
+    }
+
     async fn write_session(&self, mut w: SessionWrite) -> Result<()> {
         if w.is_empty() {
             return Ok(());
         }
         let events = std::mem::take(&mut w.events);
+        let fence = w.fence.take();
         let mut statements = sql::session_write(w);
         statements.extend(events::statements(events));
-        self.write_all(statements).await.map(drop)
+        match fence {
+            None => self.write_all(statements).await.map(drop),
+            Some(fence) => conflict(self.write_fenced(&fence, statements).await),
+        }
     }
 
     async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {

@@ -87,6 +87,10 @@ pub struct SessionWrite {
     /// The events this change publishes, kept as rows only where replicas read them
     /// ([`crate::Store::keeps_events`]: PostgreSQL); SQLite ignores them.
     pub events: Vec<EventRecord>,
+    /// The claim this write is made under (replicas on PostgreSQL): the transaction checks it
+    /// first and writes nothing when it is lost or stale ([`crate::StoreError::Fenced`]).
+    /// `None` (SQLite, one process): unfenced. Not a change itself: [`Self::is_empty`] ignores it.
+    pub fence: Option<crate::Fence>,
 }
 
 /// One published Session event, as replicas read it: the Session's `seq` orders them.

@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use switchboard_core::secrets::SecretBox;
+use switchboard_core::session::replica::Replica;
 use switchboard_core::{AppState, CoreConfig, auth, router};
 use switchboard_execution::{HarnessId, ModelProvider, ProviderProtocol};
 use switchboard_runtime::install::{self, HarnessInstall};
@@ -113,6 +114,14 @@ pub struct ServeArgs {
     /// swept. A test knob, hidden from `--help`.
     #[arg(long, default_value_t = 300, value_name = "SECONDS", hide = true, value_parser = clap::value_parser!(u64).range(1..))]
     pub event_retention: u64,
+    /// With `--database-url`: the base URL other replicas on the database reach this one at,
+    /// to forward requests for the Sessions it holds. Default: `http://<listen address>`.
+    #[arg(long, value_name = "URL")]
+    pub replica_address: Option<String>,
+    /// Milliseconds a replica's Session claims (and its heartbeat) live unrenewed; a dead
+    /// replica's Sessions are taken over once they pass. A test knob, hidden from `--help`.
+    #[arg(long, default_value_t = 10_000, value_name = "MS", hide = true, value_parser = clap::value_parser!(u64).range(300..))]
+    pub claim_ttl: u64,
 }
 
 /// How long open connections get to finish their request in flight once serving stops.
@@ -222,6 +231,17 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
     switchboard_core::replicas::start(&state, Duration::from_secs(args.event_retention))
         .await
         .context("listening for other replicas' commits (PostgreSQL LISTEN)")?;
+    // On PostgreSQL this serve is one replica of several: it claims the Sessions it loads.
+    if let Some(claims) = state.store.claims() {
+        let address = args
+            .replica_address
+            .clone()
+            .unwrap_or_else(|| format!("http://{addr}"));
+        let replica = Replica::new(address, Duration::from_millis(args.claim_ttl), claims)
+            .context("building the replica's HTTP client")?;
+        tracing::info!(replica = %replica.id, address = %replica.address, "serving as a replica");
+        state.engine.replicate(replica);
+    }
     state
         .engine
         .recover()
@@ -291,6 +311,8 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
         // Live event streams never end on their own; end them (after the terminal events
         // above) so shutdown can finish.
         engine.hub.close_all();
+        // Its Sessions are settled: other replicas may load them at once.
+        engine.retire().await;
     };
     crate::listen::serve(listener, router(state), limits, stopped, finish, DRAIN).await?;
     Ok(())

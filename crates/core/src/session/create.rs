@@ -138,10 +138,14 @@ pub async fn create(
         Ok(_) | Err(Unavailable::Installing) => {}
         Err(_) if !gated && declaration(harness).native.adapter => {}
         Err(why) => {
-            return Err(SessionError::unsupported(
-                None,
-                unavailable_message(harness, why),
-            ));
+            // On replicas, a Runtime of another replica runs it (the Turn is handed over).
+            let key = super::replica::route_key(Route::Deployment, config.harness.as_str());
+            if !engine.served_elsewhere(&key).await {
+                return Err(SessionError::unsupported(
+                    None,
+                    unavailable_message(harness, why),
+                ));
+            }
         }
     }
 
@@ -210,6 +214,7 @@ pub async fn create(
     if reserved {
         Engine::publish_pending(&mut tx);
     }
+    engine.claim_new(&session_id).await?;
     let mut guard = engine.lock_new(live).await;
     // The creation stream subscribes before anything is published, so it misses nothing.
     let stream = req.stream.then(|| {
@@ -260,6 +265,19 @@ async fn retry(
     {
         Ok(found) => found,
         Err(SessionError::NotFound) => return Err(SessionError::IdempotencyConflict),
+        // Another replica holds it (a concurrent create there won the key): the store has
+        // every committed change, so its row is the Session as it is now. Its live events are
+        // that replica's.
+        Err(SessionError::Moved(_)) => {
+            match engine
+                .store
+                .get_session(&seen.project_id, &seen.session_id)
+                .await?
+            {
+                Some(rec) => (session_json(&rec)?, None),
+                None => return Err(SessionError::IdempotencyConflict),
+            }
+        }
         Err(e) => return Err(e),
     };
     let stream = stream.then(|| {

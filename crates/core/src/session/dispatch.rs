@@ -94,6 +94,18 @@ impl Engine {
                         super::turns::fail(&mut tx, "harness_unavailable", &reason);
                         return self.commit_logged(&mut guard, tx).await;
                     }
+                    // No Runtime here can run it, while another replica's can: that replica
+                    // takes the Session (its claim, epoch + 1) and drives the Turn.
+                    Err(Unavailable::Harness | Unavailable::Capability(_))
+                        if self
+                            .hand_over(
+                                &mut guard,
+                                &super::replica::route_key(route, config.harness.as_str()),
+                            )
+                            .await =>
+                    {
+                        return;
+                    }
                     // No Runtime yet, or one is installing the harness: wait for a heartbeat.
                     Err(_) => {
                         lock(&self.queued).push(id);
@@ -350,27 +362,19 @@ impl Engine {
 
     /// After a restart, no Runtime holds a started Turn any more: those fail without replay;
     /// Turns that never started wait for a Runtime (core-contracts §6.7).
+    ///
+    /// On replicas, only the Sessions no live replica holds are this one's to settle: the
+    /// sweep claims them (the others' Turns are running there).
     pub async fn recover(self: &Arc<Self>) -> Result<(), StoreError> {
+        if self.replica().is_some() {
+            self.sweep().await;
+            return Ok(());
+        }
         for rec in self.store.unsettled_sessions().await? {
             let Ok(mut guard) = self.lock_in(&rec.project_id, &rec.id).await else {
                 continue;
             };
-            let Some(live) = guard.as_ref() else { continue };
-            let mut tx = Tx::new(live);
-            let Some(turn) = tx.active() else { continue };
-            if turn.started {
-                super::turns::fail(&mut tx, "core_restarted", "Core restarted during the Turn");
-            } else {
-                turn.link = None;
-                let turn_id = turn.turn.id.clone();
-                tx.touch();
-                lock(&self.queued).push(rec.id.clone());
-                // A reservation's deadline restarts with Core (its timer did not survive).
-                if tx.live.doc.reservation.is_some() {
-                    self.arm_deadline(rec.id.clone(), turn_id);
-                }
-            }
-            self.commit_logged(&mut guard, tx).await;
+            self.settle_orphan(&mut guard).await;
         }
         Ok(())
     }

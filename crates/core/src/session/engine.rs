@@ -10,11 +10,11 @@
 //! `dispatch.rs`, and what the Runtime links' frames do in `link_frames.rs`.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use switchboard_execution::ModelProvider;
 use switchboard_protocol::CoreToRuntime;
-use switchboard_store::{SessionRecord, Store};
+use switchboard_store::{Previous, SessionRecord, Store, StoreError};
 use switchboard_wire::ids::IdKind;
 use tokio::sync::OwnedMutexGuard;
 
@@ -73,6 +73,8 @@ pub struct Engine {
     /// Input requests waiting on a reservation, by the reserved Turn's ID.
     pub(super) reservations:
         Mutex<HashMap<String, tokio::sync::oneshot::Sender<super::reservations::Outcome>>>,
+    /// Set when this Core is one of several replicas on one database ([`Engine::replicate`]).
+    pub(super) replica: OnceLock<Arc<super::replica::Replica>>,
 }
 
 impl Engine {
@@ -93,6 +95,7 @@ impl Engine {
             runs: Mutex::new(HashMap::new()),
             queued: Mutex::new(Vec::new()),
             reservations: Mutex::new(HashMap::new()),
+            replica: OnceLock::new(),
         })
     }
 
@@ -126,23 +129,65 @@ impl Engine {
 
     /// Locks a Session of `project` for a caller's request, loading it on first use. A missing
     /// Session and another Project's are the same public 404.
-    pub async fn lock_in(&self, project: &str, id: &str) -> Result<Guard, SessionError> {
+    ///
+    /// On replicas, loading first claims the Session ([`super::replica`]): one another live
+    /// replica holds is [`SessionError::Moved`]; one taken over from a dead holder with an
+    /// unsettled Turn is settled as after a restart before anyone sees it.
+    pub async fn lock_in(self: &Arc<Self>, project: &str, id: &str) -> Result<Guard, SessionError> {
         if !switchboard_wire::ids::is_valid(IdKind::Session, id) {
             return Err(SessionError::NotFound);
         }
-        let mut guard = self.slot(id).lock_owned().await;
-        match guard.as_ref() {
-            Some(live) if live.meta.project_id != project => return Err(SessionError::NotFound),
-            Some(_) => {}
-            None => {
-                let Some(rec) = self.store.get_session(project, id).await? else {
-                    lock(&self.sessions).remove(id);
+        loop {
+            let mut guard = self.slot(id).lock_owned().await;
+            match guard.as_ref() {
+                Some(live) if live.meta.project_id != project => {
                     return Err(SessionError::NotFound);
-                };
-                *guard = Some(self.live_from(&rec)?);
+                }
+                Some(_) => return Ok(guard),
+                None => {}
             }
+            let Some(rec) = self.store.get_session(project, id).await? else {
+                drop(guard);
+                self.unload(id);
+                return Err(SessionError::NotFound);
+            };
+            let previous = match self.replica() {
+                Some(replica) => match replica.claim(id).await {
+                    Ok(previous) => Some(previous),
+                    Err(e) => {
+                        drop(guard);
+                        self.unload(id);
+                        return Err(e);
+                    }
+                },
+                None => None,
+            };
+            *guard = Some(self.live_from(&rec)?);
+            if previous == Some(Previous::Own) && rec.active_turn_id.is_some() {
+                // Handed over to this replica and loaded by a request before the handover's
+                // adoption: drive its Turn as the adoption would (a started one is left alone).
+                let this = self.clone();
+                let id = id.to_owned();
+                tokio::spawn(async move { this.drive(id).await });
+            }
+            let orphaned = previous.is_some_and(|p| p != Previous::Own);
+            if !orphaned || rec.active_turn_id.is_none() {
+                return Ok(guard);
+            }
+            self.settle_orphan(&mut guard).await;
+            if guard.as_ref().is_some_and(|l| l.doc.active.is_some()) {
+                return Ok(guard);
+            }
+            // Settled and unloaded by its commit: load it again, as it is now.
         }
-        Ok(guard)
+    }
+
+    /// Claims a Session being created on this replica, before its first write.
+    pub async fn claim_new(&self, id: &str) -> Result<(), SessionError> {
+        match self.replica() {
+            Some(replica) => replica.claim(id).await.map(drop),
+            None => Ok(()),
+        }
     }
 
     /// Locks a loaded Session for Core's own work (a timer, a Runtime's frame): no Project
@@ -159,7 +204,11 @@ impl Engine {
     }
 
     /// A Session's public object, read under its lock (so it reflects every committed change).
-    pub async fn read(&self, project: &str, id: &str) -> Result<serde_json::Value, SessionError> {
+    pub async fn read(
+        self: &Arc<Self>,
+        project: &str,
+        id: &str,
+    ) -> Result<serde_json::Value, SessionError> {
         let guard = self.lock_in(project, id).await?;
         let live = loaded(&guard)?;
         let session = live.to_json();
@@ -171,7 +220,11 @@ impl Engine {
 
     /// Subscribes to a Session's live events from exactly after its last committed change.
     /// Where events are kept as rows (replicas), without loading it (`session::events`).
-    pub async fn subscribe(&self, project: &str, id: &str) -> Result<Subscription, SessionError> {
+    pub async fn subscribe(
+        self: &Arc<Self>,
+        project: &str,
+        id: &str,
+    ) -> Result<Subscription, SessionError> {
         if self.store.keeps_events() {
             if !switchboard_wire::ids::is_valid(IdKind::Session, id) {
                 return Err(SessionError::NotFound);
@@ -189,7 +242,7 @@ impl Engine {
     /// A Session's public object and, while a Turn is running, a subscription to its events
     /// from exactly after that object (both under the lock, so nothing falls between them).
     pub async fn read_and_subscribe(
-        &self,
+        self: &Arc<Self>,
         project: &str,
         id: &str,
     ) -> Result<(serde_json::Value, Option<Subscription>), SessionError> {
@@ -248,11 +301,21 @@ impl Engine {
         mut tx: Tx,
     ) -> Result<(), SessionError> {
         let published = self.stamp(&mut tx);
-        let write = tx.take_write()?;
-        if !write.is_empty() {
-            self.store.write_session(write).await?;
-        }
+        let mut write = tx.take_write()?;
         let id = tx.live.meta.id.clone();
+        if !write.is_empty() {
+            write.fence = self.replica().and_then(|r| r.fence(&id));
+            if let Err(e) = self.store.write_session(write).await {
+                if let (StoreError::Fenced { .. }, Some(replica)) = (&e, self.replica()) {
+                    // Another replica holds the Session now: drop it from memory, so the next
+                    // request loads (and forwards) it afresh.
+                    tracing::warn!(session = %id, "a Session write was fenced: its claim moved");
+                    replica.lost(&id);
+                    **guard = None;
+                }
+                return Err(e.into());
+            }
+        }
         let idle = tx.live.doc.active.is_none();
         let run = tx.live.doc.active.as_ref().map(|t| t.run_id.clone());
         let before = guard
@@ -328,6 +391,9 @@ impl Engine {
             .is_some_and(|slot| Arc::strong_count(slot) == 2)
         {
             sessions.remove(id);
+            if let Some(replica) = self.replica() {
+                replica.release(id);
+            }
         }
     }
 
@@ -342,6 +408,9 @@ impl Engine {
     /// Drops a deleted Session's state and streams.
     pub fn forget(&self, id: &str) {
         lock(&self.sessions).remove(id);
+        if let Some(replica) = self.replica() {
+            replica.release(id);
+        }
         self.hub.close(id);
     }
 }

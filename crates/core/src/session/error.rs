@@ -59,6 +59,10 @@ pub enum SessionError {
     /// Pending input was cancelled before its Environment admitted it (409).
     #[error("The environment input was cancelled before admission.")]
     EnvironmentInputCancelled,
+    /// Another live replica holds the Session (its internal address): the request belongs
+    /// there (`crate::forward`); when it cannot go there, 503 `execution_unavailable`.
+    #[error("Execution is not available on this service.")]
+    Moved(String),
     #[error(transparent)]
     Agent(#[from] AgentError),
     #[error(transparent)]

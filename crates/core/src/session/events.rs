@@ -60,9 +60,13 @@ impl Engine {
         }
         let before = live.doc.seq;
         let (published, row) = stamped(live, &event);
+        // Fenced like every Session write: a replica that lost the claim writes nothing (its
+        // next commit drops the Session, `Engine::commit`).
+        let fence = self.replica().and_then(|r| r.fence(&live.meta.id));
         let write = live.record().map(|session| SessionWrite {
             session: Some(session),
             events: vec![row],
+            fence,
             ..Default::default()
         });
         let stored = match write {

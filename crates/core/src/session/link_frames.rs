@@ -64,6 +64,9 @@ impl Engine {
             RuntimeToCore::Heartbeat(beat) => {
                 let advertises = !beat.supported_harnesses.is_empty();
                 self.links.set_advertisement(link, beat.supported_harnesses);
+                if let Some(replica) = self.replica() {
+                    replica.routes_changed();
+                }
                 if let Some((project, env)) = enrolled.filter(|_| advertises) {
                     self.environment_changed(project, env, EnvironmentStatus::Ready)
                         .await;
@@ -137,6 +140,9 @@ impl Engine {
     async fn link_lost(self: &Arc<Self>, link: u64) {
         tracing::warn!(link, "Runtime link closed");
         self.links.remove(link);
+        if let Some(replica) = self.replica() {
+            replica.routes_changed();
+        }
         let slots: Vec<(String, Slot)> = lock(&self.sessions)
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))

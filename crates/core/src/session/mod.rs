@@ -20,6 +20,8 @@
 //! - [`runtimes`]: the connected Runtimes (links), their advertisements and preparations.
 //! - [`configuration`]: the frozen configuration a Runtime receives.
 //! - [`error`]: why a Session operation was refused.
+//! - [`replica`]: this Core as one of several replicas on one database (claims, fencing,
+//!   heartbeat, sweep, handover).
 //! - [`idempotency`]: `Idempotency-Key` bounds and retry fingerprints.
 
 pub mod call;
@@ -39,6 +41,7 @@ pub mod input;
 mod link_frames;
 mod native_items;
 pub mod objects;
+pub mod replica;
 pub mod reservations;
 pub mod runtimes;
 mod shutdown;

@@ -147,6 +147,32 @@ impl Links {
         }
     }
 
+    /// The route keys this Core's links serve, for its replica row
+    /// ([`super::replica::route_key`]): each link's route with each harness it runs or is
+    /// installing.
+    pub fn routes(&self) -> Vec<String> {
+        let links = lock(&self.links);
+        let mut keys: Vec<String> = links
+            .values()
+            .flat_map(|l| {
+                let route = match &l.environment {
+                    Some(id) => Route::Environment(id),
+                    None => Route::Deployment,
+                };
+                l.states
+                    .iter()
+                    .filter(|(_, s)| {
+                        matches!(s, HarnessState::Available | HarnessState::Installing)
+                    })
+                    .map(move |(h, _)| super::replica::route_key(route, h.as_str()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    }
+
     /// The self-hosted Environment a link is bound to, if any.
     pub fn environment(&self, link: u64) -> Option<String> {
         lock(&self.links)
