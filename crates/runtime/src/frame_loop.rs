@@ -392,17 +392,15 @@ impl Loop {
             .reserve_for_preparation(&session_id, queued)
             .await;
         // Then for a launch permit, reported the same way.
-        let launch = match self.launches.clone().try_acquire_owned() {
-            Ok(permit) => Some(permit),
-            Err(_) => {
+        let (launch, waited_to_launch) = self
+            .launch_permit(async {
                 if !waited {
                     self.preparation(&session_id, PreparationState::Queued, None)
                         .await;
-                    waited = true;
                 }
-                self.launches.clone().acquire_owned().await.ok()
-            }
-        };
+            })
+            .await;
+        waited |= waited_to_launch;
         if waited {
             self.preparation(&session_id, PreparationState::Preparing, None)
                 .await;
@@ -441,6 +439,23 @@ impl Loop {
     fn relays_held(&self) -> std::sync::MutexGuard<'_, HashMap<String, Forwarder>> {
         // Each change is one insert or remove: what a poisoned lock holds is consistent.
         self.relays.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A permit to start a harness process (`RuntimeOptions::max_concurrent_launches`), held
+    /// until the launch is done; every launch, a preparation's or a cold resume's, takes one
+    /// here. `on_wait` runs once, first, if the permit is not free at once. The permit (`None`
+    /// only if the semaphore were closed, which it never is), and whether it waited.
+    async fn launch_permit(
+        &self,
+        on_wait: impl Future<Output = ()>,
+    ) -> (Option<tokio::sync::OwnedSemaphorePermit>, bool) {
+        match self.launches.clone().try_acquire_owned() {
+            Ok(permit) => (Some(permit), false),
+            Err(_) => {
+                on_wait.await;
+                (self.launches.clone().acquire_owned().await.ok(), true)
+            }
+        }
     }
 
     /// Registers the Run before returning, so a frame for it that arrives while the Turn is
@@ -482,6 +497,18 @@ impl Loop {
                     return;
                 }
             };
+            // An evicted Session's process is relaunched inside `start_turn` (the native
+            // resume: codex `thread/resume`, claude `--resume`, ACP `session/load`), so that
+            // start waits for a launch permit like a preparation does; the wait is reported as
+            // a wait for a slot is (`Notice::Queued`; Core bounds no started Turn's wait).
+            let launch = if executor.is_resident() {
+                None
+            } else {
+                let (permit, _) = self
+                    .launch_permit(async { self.sessions.report_queued(&run_id) })
+                    .await;
+                permit
+            };
             let turn = executor
                 .start_turn(TurnRequest {
                     run_id: run_id.clone(),
@@ -489,6 +516,7 @@ impl Loop {
                     input: start.input,
                 })
                 .await;
+            drop(launch);
             let mut turn = match turn {
                 Ok(turn) => turn,
                 Err(error) => {

@@ -37,7 +37,8 @@ use tokio::task::AbortHandle;
 pub enum Notice {
     /// An idle Session's native process was ended; its state stays on disk.
     Evicted { session_id: String },
-    /// A Turn waits for a process slot: every slot is held by a busy Session.
+    /// A Turn waits for a process slot (every slot is held by a busy Session), or for a
+    /// launch permit to relaunch its evicted Session's process.
     Queued { run_id: String },
 }
 
@@ -314,8 +315,7 @@ impl Sessions {
                     if !announced {
                         announced = true;
                         if session_id.is_some() {
-                            let run_id = key.to_owned();
-                            let _ = self.notices.send(Notice::Queued { run_id });
+                            self.report_queued(key);
                         }
                         if let Some(queued) = queued.take() {
                             queued.await;
@@ -329,6 +329,12 @@ impl Sessions {
                 Step::Evict(victim, executor) => self.evict(&victim, &executor).await,
             }
         }
+    }
+
+    /// Tells observers that the Turn of `run_id` waits (for a slot, or to launch its process).
+    pub fn report_queued(&self, run_id: &str) {
+        let run_id = run_id.to_owned();
+        let _ = self.notices.send(Notice::Queued { run_id });
     }
 
     /// One look at the queue for `key` (a Run ID, or a preparation's key when `session_id` is

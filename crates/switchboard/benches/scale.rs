@@ -7,7 +7,10 @@
 //! (default 16) the first Core's `--max-live-harnesses`, also how many are created at once;
 //! `SCALE_ACTIVE` (default 200) concurrent active Sessions; `SCALE_ACTIVE_MAX_LIVE` (default
 //! 256) the second Core's bound; `SCALE_ALONE` (default 10) Turns of one Session alone, the
-//! baseline.
+//! baseline. `SCALE_IDLE_BUDGET_S` (default: none) bounds the idle part's creation in seconds:
+//! Sessions not started by then are skipped and the figures are for those created, so a run
+//! that cannot reach `SCALE_IDLE` on a slow machine still reports every figure. A progress line
+//! (count, rate, RSS) goes out every `SCALE_PROGRESS` (default 500) Sessions.
 //!
 //! Both parts run Core as `switchboard serve` builds it (SQLite store, the local Runtime, the
 //! mock as the Responses provider) in this process, driven over HTTP like an SDK client.
@@ -59,6 +62,10 @@ async fn run() {
     let active = env_usize("SCALE_ACTIVE", 200);
     let active_max_live = env_usize("SCALE_ACTIVE_MAX_LIVE", 256).max(1);
     let alone = env_usize("SCALE_ALONE", 10).max(1);
+    let budget = std::env::var("SCALE_IDLE_BUDGET_S")
+        .ok()
+        .map(|v| Duration::from_secs(v.parse().expect("SCALE_IDLE_BUDGET_S is a number")));
+    let progress = env_usize("SCALE_PROGRESS", 500).max(1);
     let scenario = Scenario::new(vec![Rule::from(Reply::text(REPLY).deltas(DELTAS))]);
     let model = MockModel::start(MockConfig::loopback().with_scenario(scenario))
         .await
@@ -80,18 +87,42 @@ async fn run() {
             let (core, gate) = (core.clone(), gate.clone());
             tokio::spawn(async move {
                 let _slot = gate.acquire_owned().await.expect("the gate");
-                core.streamed_turn(&format!("first prompt <<h{i}>>")).await
+                if budget.is_some_and(|b| started.elapsed() >= b) {
+                    return None;
+                }
+                Some(core.streamed_turn(&format!("first prompt <<h{i}>>")).await)
             })
         })
         .collect();
     let mut ids = Vec::with_capacity(idle);
     let mut lost_idle = 0;
+    // In creation order (each task's index), so `ids[0]` is the least recently used.
     for task in tasks {
-        let (_, lost, id) = task.await.expect("a Turn task");
+        let Some((_, lost, id)) = task.await.expect("a Turn task") else {
+            continue;
+        };
         lost_idle += lost;
         ids.push(id);
+        if ids.len() % progress == 0 {
+            let secs = started.elapsed().as_secs_f64();
+            println!(
+                "idle: {} Sessions in {secs:.0} s ({:.2}/s), RSS {} MiB, load {}",
+                ids.len(),
+                ids.len() as f64 / secs,
+                rss_kib() / 1024,
+                load_average()
+            );
+        }
     }
     let created_in = started.elapsed();
+    if ids.len() < idle {
+        println!(
+            "idle: the {} s budget ended creation at {} of {idle} Sessions",
+            budget.map_or(0, |b| b.as_secs()),
+            ids.len()
+        );
+    }
+    let idle = ids.len();
     let after = rss_kib();
     let left = harness_children();
     println!(
@@ -106,6 +137,10 @@ async fn run() {
     println!(
         "idle: of which the mock model's in-memory journal: about {:.2} KiB per Session",
         journal as f64 / 1024.0 / idle.max(1) as f64
+    );
+    println!(
+        "idle: load average at the end of creation: {}",
+        load_average()
     );
     assert!(left <= idle_max_live, "{left} processes over the bound");
     if let Some(oldest) = ids.first() {
@@ -164,6 +199,7 @@ async fn run() {
         ms(percentile(&times, 0.99)),
         ms(percentile(&times, 0.99)) / ms(base),
     );
+    println!("active: load average at the end: {}", load_average());
     assert_eq!(lost, 0, "events were lost");
     if let Ok(core) = Arc::try_unwrap(core) {
         core.stop().await;
@@ -330,6 +366,13 @@ fn scratch() -> tempfile::TempDir {
         .prefix("run-")
         .tempdir_in(parent)
         .expect("creating the scratch dir")
+}
+
+/// The machine's 1, 5 and 15 minute load averages (other work shares the machine).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 /// This process's resident set, in KiB.

@@ -1,9 +1,10 @@
 //! A Runtime bounded to a few live harness processes, and a count of the processes it really
 //! holds: this test process's live children (each harness process is one).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use switchboard_protocol::configuration::HarnessId;
@@ -16,14 +17,8 @@ pub fn runtime_limited(
     state: &Path,
     max_live: usize,
 ) -> LocalRuntime {
-    let locator = Locator::new(state).with_explicit(harness, binary);
-    let options = RuntimeOptions {
-        idle_timeout: Duration::from_secs(300),
-        heartbeat_interval: Duration::from_secs(30),
-        max_live_harnesses: max_live,
-        ..RuntimeOptions::for_data_dir(state)
-    };
-    LocalRuntime::start(Arc::new(Registry::standard(locator)), options)
+    let launches = RuntimeOptions::for_data_dir(state).max_concurrent_launches;
+    runtime_bounded(harness, binary, state, max_live, launches)
 }
 
 /// [`runtime_limited`] starting at most `launches` harness processes at once.
@@ -33,10 +28,23 @@ pub fn runtime_launching(
     state: &Path,
     launches: usize,
 ) -> LocalRuntime {
+    let max_live = RuntimeOptions::for_data_dir(state).max_live_harnesses;
+    runtime_bounded(harness, binary, state, max_live, launches)
+}
+
+/// A Runtime with at most `max_live` harness processes, starting at most `launches` at once.
+pub fn runtime_bounded(
+    harness: HarnessId,
+    binary: PathBuf,
+    state: &Path,
+    max_live: usize,
+    launches: usize,
+) -> LocalRuntime {
     let locator = Locator::new(state).with_explicit(harness, binary);
     let options = RuntimeOptions {
         idle_timeout: Duration::from_secs(300),
         heartbeat_interval: Duration::from_secs(30),
+        max_live_harnesses: max_live,
         max_concurrent_launches: launches,
         ..RuntimeOptions::for_data_dir(state)
     };
@@ -46,9 +54,14 @@ pub fn runtime_launching(
 /// This process's live children that are Session processes (`codex app-server`, `claude
 /// --input-format stream-json`), from `/proc`: zombies and short version probes excluded.
 pub fn live_children() -> usize {
+    live_child_dirs().len()
+}
+
+/// The `/proc/<pid>` directories of [`live_children`].
+pub fn live_child_dirs() -> Vec<PathBuf> {
     let me = std::process::id().to_string();
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
+        return Vec::new();
     };
     entries
         .flatten()
@@ -71,7 +84,86 @@ pub fn live_children() -> usize {
                 .split(|b| *b == 0)
                 .any(|arg| arg == b"app-server" || arg == b"--input-format")
         })
-        .count()
+        .map(|e| e.path())
+        .collect()
+}
+
+/// Whether the process of `/proc/<pid>` holds a Codex rollout file open. A `codex app-server`
+/// opens its thread's rollout while it answers `thread/resume` and keeps it open for its life,
+/// so a live codex child without one is still launching.
+pub fn holds_rollout(proc_dir: &Path) -> bool {
+    let Ok(fds) = std::fs::read_dir(proc_dir.join("fd")) else {
+        return false;
+    };
+    fds.flatten().any(|fd| {
+        std::fs::read_link(fd.path()).is_ok_and(|target| {
+            target
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
+        })
+    })
+}
+
+/// Watches this process's codex children on a thread: the most seen at once that are still
+/// launching (live and never yet seen with a rollout open: one being ended, which closes its
+/// files first, has launched long before), and which ones were seen.
+pub struct LaunchPeak {
+    stop: Arc<AtomicBool>,
+    peak: Arc<AtomicUsize>,
+    seen: Arc<Mutex<HashSet<PathBuf>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl LaunchPeak {
+    /// Starts watching; `launched` are the children already known to have launched.
+    pub fn start(launched: HashSet<PathBuf>) -> LaunchPeak {
+        let stop = Arc::new(AtomicBool::new(false));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let seen = Arc::new(Mutex::new(launched.clone()));
+        let (s, p, n) = (stop.clone(), peak.clone(), seen.clone());
+        let thread = std::thread::spawn(move || {
+            let mut launched = launched;
+            while !s.load(Ordering::SeqCst) {
+                let children = live_child_dirs();
+                for child in &children {
+                    if !launched.contains(child) && holds_rollout(child) {
+                        launched.insert(child.clone());
+                    }
+                }
+                let launching = children.iter().filter(|d| !launched.contains(*d)).count();
+                p.fetch_max(launching, Ordering::SeqCst);
+                n.lock().unwrap().extend(children);
+                // A sampling period, not a synchronisation: a codex launch takes hundreds of
+                // milliseconds, and the peak is read at the end.
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        });
+        LaunchPeak {
+            stop,
+            peak,
+            seen,
+            thread: Some(thread),
+        }
+    }
+
+    /// The most codex children seen launching at once so far.
+    pub fn peak(&self) -> usize {
+        self.peak.load(Ordering::SeqCst)
+    }
+
+    /// The codex children seen so far, whether or not still live.
+    pub fn seen(&self) -> HashSet<PathBuf> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for LaunchPeak {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 /// Watches [`live_children`] on a thread and keeps the most seen at once.
