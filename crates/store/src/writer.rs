@@ -339,7 +339,11 @@ mod tests {
     #[test]
     fn placeholders_move_by_the_offset_and_quoted_text_stays() {
         assert_eq!(
-            renumbered("UPDATE t SET a = $2, s = 'x$1' WHERE id = $1 AND b = $12", 7, 12),
+            renumbered(
+                "UPDATE t SET a = $2, s = 'x$1' WHERE id = $1 AND b = $12",
+                7,
+                12
+            ),
             Some("UPDATE t SET a = $9, s = 'x$1' WHERE id = $8 AND b = $19".into())
         );
         assert_eq!(

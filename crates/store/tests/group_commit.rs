@@ -49,7 +49,10 @@ async fn mixed_writers(s: &Arc<dyn Store>) {
                 }
                 1 => {
                     let r = rec(&format!("missing{i}"));
-                    assert!(!s.update_agent(&r).await.unwrap(), "update of a missing one {i}");
+                    assert!(
+                        !s.update_agent(&r).await.unwrap(),
+                        "update of a missing one {i}"
+                    );
                 }
                 _ => {
                     let id = format!("new{i}");
