@@ -1,9 +1,11 @@
 //! Front-door throughput: requests/second for Agent create and for a rejected bad body, each
-//! against a bare axum handler that returns the same bytes, measured in the same run.
+//! against a bare axum handler that returns the same bytes, measured in the same run, on the
+//! embedded SQLite store and on PostgreSQL (the store's throwaway test cluster).
 //!
 //! Run with `cargo bench -p switchboard-core --bench front_door`. Both servers and the load
 //! generator share this machine, so only the ratios are meaningful; they are what the
-//! foundation issue targets (≥ 0.5 of the bare handler for both).
+//! foundation issue and issue 16 target (≥ 0.5 of the bare handler for both, on SQLite).
+//! Without PostgreSQL binaries the PostgreSQL rows are skipped loudly (an error under `CI`).
 
 // A bench stops loudly on a failed setup.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -24,7 +26,7 @@ use hyper_util::rt::TokioExecutor;
 use switchboard_core::secrets::SecretBox;
 use switchboard_core::{AppState, CoreConfig, auth, router};
 use switchboard_execution::HarnessId;
-use switchboard_store::SqliteStore;
+use switchboard_store::{PgStore, SqliteStore, Store};
 
 const KEY: &str = "sk-sb-bench";
 const CONCURRENCY: usize = 16;
@@ -95,59 +97,85 @@ fn bare(status: StatusCode, bytes: Bytes) -> Router {
     )
 }
 
+/// Core on `store`, with the bench's key.
+async fn core_on(store: Arc<dyn Store>, data_dir: &std::path::Path) -> SocketAddr {
+    auth::bootstrap(store.as_ref(), Some(KEY), 0).await.unwrap();
+    let state = Arc::new(AppState::new(
+        store,
+        SecretBox::from_key(&[1u8; 32]).unwrap(),
+        CoreConfig {
+            data_dir: data_dir.to_owned(),
+            default_harness: HarnessId::Codex,
+            runtime_token: None,
+            public_url: "http://127.0.0.1:9".into(),
+            reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
+            preparation_timeout: switchboard_core::state::PREPARATION_TIMEOUT,
+        },
+        None,
+    ));
+    serve(router(state)).await
+}
+
+/// Both rows for the Core at `core`: (case, core req/s, bare req/s), the bare handlers
+/// answering the bytes this Core answered.
+async fn rows(client: &HttpClient, core: SocketAddr) -> Vec<(&'static str, f64, f64)> {
+    let (s, created) = once(client, core, CREATE_BODY).await;
+    assert_eq!(s, 201);
+    let (s, rejected) = once(client, core, BAD_BODY).await;
+    assert_eq!(s, 400);
+    let bare_create = serve(bare(StatusCode::CREATED, created)).await;
+    let bare_reject = serve(bare(StatusCode::BAD_REQUEST, rejected)).await;
+    vec![
+        (
+            "agent create",
+            rate(client, core, CREATE_BODY, 201).await,
+            rate(client, bare_create, CREATE_BODY, 201).await,
+        ),
+        (
+            "rejected bad body",
+            rate(client, core, BAD_BODY, 400).await,
+            rate(client, bare_reject, BAD_BODY, 400).await,
+        ),
+    ]
+}
+
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
+        let client: HttpClient = Client::builder(TokioExecutor::new()).build_http();
         let dir = tempfile::tempdir().unwrap();
-        let store = SqliteStore::open(&dir.path().join("bench.sqlite"))
+        let sqlite = SqliteStore::open(&dir.path().join("bench.sqlite"))
             .await
             .unwrap();
-        auth::bootstrap(&store, Some(KEY), 0).await.unwrap();
-        let state = Arc::new(AppState::new(
-            Arc::new(store),
-            SecretBox::from_key(&[1u8; 32]).unwrap(),
-            CoreConfig {
-                data_dir: dir.path().to_owned(),
-                default_harness: HarnessId::Codex,
-                runtime_token: None,
-                public_url: "http://127.0.0.1:9".into(),
-                reservation_deadline: switchboard_core::state::RESERVATION_DEADLINE,
-                preparation_timeout: switchboard_core::state::PREPARATION_TIMEOUT,
-            },
-            None,
-        ));
-        let core = serve(router(state)).await;
-        let client: HttpClient = Client::builder(TokioExecutor::new()).build_http();
+        let core = core_on(Arc::new(sqlite), dir.path()).await;
+        let mut table: Vec<(&str, &str, f64, f64)> = rows(&client, core)
+            .await
+            .into_iter()
+            .map(|(case, c, b)| ("sqlite", case, c, b))
+            .collect();
 
-        let (s, created) = once(&client, core, CREATE_BODY).await;
-        assert_eq!(s, 201);
-        let (s, rejected) = once(&client, core, BAD_BODY).await;
-        assert_eq!(s, 400);
-        let bare_create = serve(bare(StatusCode::CREATED, created)).await;
-        let bare_reject = serve(bare(StatusCode::BAD_REQUEST, rejected)).await;
-
-        let rows = [
-            (
-                "agent create",
-                rate(&client, core, CREATE_BODY, 201).await,
-                rate(&client, bare_create, CREATE_BODY, 201).await,
-            ),
-            (
-                "rejected bad body",
-                rate(&client, core, BAD_BODY, 400).await,
-                rate(&client, bare_reject, BAD_BODY, 400).await,
-            ),
-        ];
+        let pg = switchboard_store::test_support::database_or_skip("front_door postgres").await;
+        if let Some(db) = &pg {
+            let store = PgStore::open(&db.url).await.unwrap();
+            let pg_dir = tempfile::tempdir().unwrap();
+            let core = core_on(Arc::new(store), pg_dir.path()).await;
+            table.extend(
+                rows(&client, core)
+                    .await
+                    .into_iter()
+                    .map(|(case, c, b)| ("postgres", case, c, b)),
+            );
+        }
         println!(
-            "{:<20} {:>12} {:>12} {:>7}",
-            "case", "core req/s", "bare req/s", "ratio"
+            "{:<9} {:<20} {:>12} {:>12} {:>7}",
+            "store", "case", "core req/s", "bare req/s", "ratio"
         );
-        for (name, core_rate, bare_rate) in rows {
+        for (store, name, core_rate, bare_rate) in table {
             println!(
-                "{name:<20} {core_rate:>12.0} {bare_rate:>12.0} {:>7.2}",
+                "{store:<9} {name:<20} {core_rate:>12.0} {bare_rate:>12.0} {:>7.2}",
                 core_rate / bare_rate
             );
         }
