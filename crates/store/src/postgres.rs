@@ -18,8 +18,8 @@ use async_trait::async_trait;
 use sqlx::postgres::{PgPoolOptions, PgRow};
 use sqlx::{PgPool, Row};
 
-pub mod events;
 mod claims;
+pub mod events;
 mod key_check;
 mod query;
 mod subagents;
