@@ -11,7 +11,7 @@ import pytest
 
 from conftest import WEATHER_FUNCTION
 from pg_support import pg_url  # noqa: F401  (the fixture)
-from replica_support import Replicas
+from replicas_support import Replicas
 from session_support import CODEX, items_raw, post_events, tool_result, turns_raw, wait_idle, wait_required_actions
 
 CALLS = 20

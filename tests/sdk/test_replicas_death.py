@@ -9,7 +9,7 @@ import signal
 import pytest
 
 from pg_support import pg_url  # noqa: F401  (the fixture)
-from replica_support import Replicas
+from replicas_support import Replicas
 from session_support import (
     CODEX,
     items_raw,

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import switchboard_bin
 from pg_support import pg_url  # noqa: F401  (the fixture)
-from replica_support import Replicas
+from replicas_support import Replicas
 from session_support import (
     CODEX,
     message,
