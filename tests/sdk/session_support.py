@@ -287,9 +287,12 @@ def cmdline(pid):
 
 def kill_harness_processes(server, process="codex"):
     """Kills the harness processes (`codex` or `claude`) this test's own server started (its
-    descendants only)."""
+    descendants only), with everything they started: a harness that is several processes (the
+    `mcode` stand-in relays to an ACP agent, claude-agent-acp runs Claude Code) is lost as a whole,
+    as a single native process would be."""
     pids = [p for p in descendants(server.proc.pid) if process in cmdline(p)]
     assert pids, f"the server runs no {process} process"
+    pids += [d for p in pids for d in descendants(p) if d not in pids]
     for p in pids:
         try:
             os.kill(p, signal.SIGKILL)
