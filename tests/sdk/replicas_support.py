@@ -67,28 +67,32 @@ class Replicas:
         self.replicas = []
         self.runtimes = []
         self._logs = []
-        for i, local in enumerate(local_runtime):
-            directory = tmp / f"replica{i + 1}"
-            directory.mkdir()
-            flags = [
-                "--model-provider-url", self.mock.base_url + "/v1",
-                "--model-provider-key", "mock-key",
-                "--database-url", pg_url,
-                "--data-key-file", str(self.key_file),
-                "--claim-ttl", str(claim_ttl_ms),
-                "--runtime-token", RUNTIME_TOKEN,
-                *extra,
-            ]
-            if not local:
-                flags.append("--no-local-runtime")
-            log_path = directory / "serve.log"
-            log = open(log_path, "w")
-            self._logs.append(log)
-            server = Server(directory, *flags, log=log, env={"SWITCHBOARD_LOG": "info"})
-            replica = Replica(server, log_path)
-            if local:
-                wait_ready(server.base_url)
-            self.replicas.append(replica)
+        # A replica that does not come up stops the ones before it (nothing outlives the test).
+        try:
+            for i, local in enumerate(local_runtime):
+                directory = tmp / f"replica{i + 1}"
+                directory.mkdir()
+                flags = [
+                    "--model-provider-url", self.mock.base_url + "/v1",
+                    "--model-provider-key", "mock-key",
+                    "--database-url", pg_url,
+                    "--data-key-file", str(self.key_file),
+                    "--claim-ttl", str(claim_ttl_ms),
+                    "--runtime-token", RUNTIME_TOKEN,
+                    *extra,
+                ]
+                if not local:
+                    flags.append("--no-local-runtime")
+                log_path = directory / "serve.log"
+                log = open(log_path, "w")
+                self._logs.append(log)
+                server = Server(directory, *flags, log=log, env={"SWITCHBOARD_LOG": "info"})
+                self.replicas.append(Replica(server, log_path))
+                if local:
+                    wait_ready(server.base_url)
+        except BaseException:
+            self.stop()
+            raise
 
     def __getitem__(self, i):
         return self.replicas[i]
