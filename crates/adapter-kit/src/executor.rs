@@ -13,10 +13,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use switchboard_protocol::{AdapterError, TurnControl, TurnHandle};
-use tokio::process::Child;
 use tokio::sync::{Mutex, MutexGuard, mpsc, oneshot};
 
-use crate::process::{self, NativeProcess};
+use crate::process::{self, HarnessChild, NativeProcess};
 use crate::turn::{Release, TurnExit, TurnIo};
 
 /// Events a Turn may buffer before its driver waits for the reader.
@@ -24,7 +23,7 @@ const EVENT_BUFFER: usize = 256;
 
 /// A live process, without its inbound channel while a Turn's driver holds that.
 struct Resident<C, I> {
-    child: Child,
+    child: HarnessChild,
     connection: Arc<C>,
     inbound: Option<mpsc::UnboundedReceiver<I>>,
 }
@@ -249,11 +248,12 @@ mod tests {
     fn process() -> NativeProcess<(), u8> {
         let child = tokio::process::Command::new("sleep")
             .arg("30")
+            .process_group(0)
             .kill_on_drop(true)
             .spawn()
             .unwrap();
         NativeProcess {
-            child,
+            child: HarnessChild::new(child),
             connection: Arc::new(()),
             inbound: mpsc::unbounded_channel().1,
         }

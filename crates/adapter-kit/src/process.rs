@@ -5,9 +5,13 @@
 //! Session's working directory ([`StateDir::work_dir`]). Stdin and stdout are piped for the
 //! adapter's protocol; stdin stays open for the process's whole life, since a harness exits when
 //! it reads EOF. Stderr is appended to [`StateDir::stderr_log`], because harnesses log there
-//! freely and an unread pipe would eventually block them. The child is killed if it is dropped,
-//! so a process can never outlive its executor; [`NativeProcess::shutdown`] ends it on purpose.
+//! freely and an unread pipe would eventually block them. The child leads a process group of its
+//! own, and the whole group is killed when the [`HarnessChild`] is dropped or ended: a harness
+//! that is a launcher (a Node script that starts the real binary, an agent that starts a model
+//! helper) would otherwise leave what it started running after its executor is gone.
+//! [`NativeProcess::shutdown`] ends it on purpose.
 
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
@@ -33,9 +37,57 @@ pub enum SpawnError {
     },
 }
 
+/// A harness process that leads its own process group: dropping it (or [`end`]) kills the
+/// group, so nothing the harness started outlives it, unless that process left the group itself.
+#[derive(Debug)]
+pub struct HarnessChild {
+    child: Child,
+    /// The group's id, which is the leader's pid; `None` if the leader was already reaped when
+    /// spawn returned (the group may still hold what it started, but its id is then unknown).
+    group: Option<rustix::process::Pid>,
+}
+
+impl HarnessChild {
+    /// Takes `child`, which must have been spawned with `process_group(0)`.
+    pub(crate) fn new(child: Child) -> Self {
+        let group = child
+            .id()
+            .and_then(|id| rustix::process::Pid::from_raw(id.try_into().ok()?));
+        Self { child, group }
+    }
+
+    /// SIGKILL to every process in the group. A group whose members have all exited is gone and
+    /// the call fails with ESRCH, which is the outcome wanted. (Linux reuses no pid while a group
+    /// of that id has members; once it has none, reuse needs the whole pid space to wrap first.)
+    fn kill_group(&self) {
+        if let Some(group) = self.group {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+impl Deref for HarnessChild {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.child
+    }
+}
+
+impl DerefMut for HarnessChild {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+}
+
+impl Drop for HarnessChild {
+    fn drop(&mut self) {
+        self.kill_group();
+    }
+}
+
 /// A just-started process and its protocol pipes.
 pub struct Spawned {
-    pub child: Child,
+    pub child: HarnessChild,
     pub stdin: ChildStdin,
     pub stdout: ChildStdout,
 }
@@ -96,6 +148,8 @@ pub fn spawn(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(stderr))
+        // Its own group, so ending it reaches what it started (see [`HarnessChild`]).
+        .process_group(0)
         .kill_on_drop(true);
     let mut child = command.spawn().map_err(|source| SpawnError::Spawn {
         binary: binary.to_owned(),
@@ -105,7 +159,7 @@ pub fn spawn(
         unreachable!("stdin and stdout are piped above");
     };
     Ok(Spawned {
-        child,
+        child: HarnessChild::new(child),
         stdin,
         stdout,
     })
@@ -114,7 +168,7 @@ pub fn spawn(
 /// A running, initialized process: the child, the adapter's connection over its stdio (`C`),
 /// and the channel on which the connection's reader passes on what the harness sends (`I`).
 pub struct NativeProcess<C, I> {
-    pub child: Child,
+    pub child: HarnessChild,
     pub connection: Arc<C>,
     pub inbound: mpsc::UnboundedReceiver<I>,
 }
@@ -129,8 +183,62 @@ impl<C, I> NativeProcess<C, I> {
 }
 
 /// Ends a process given its child and connection (see [`NativeProcess::shutdown`]).
-pub(crate) async fn end<C>(mut child: Child, connection: Arc<C>) {
+pub(crate) async fn end<C>(mut child: HarnessChild, connection: Arc<C>) {
     drop(connection);
+    child.kill_group();
     let _ = child.start_kill();
     let _ = tokio::time::timeout(REAP_TIMEOUT, child.wait()).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    /// Whether `pid` is still a process that runs (a zombie has already died).
+    fn running(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+            !matches!(state, Some(Some('Z' | 'X')))
+        })
+    }
+
+    async fn until_gone(pid: u32) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while running(pid) {
+            assert!(tokio::time::Instant::now() < deadline, "{pid} still runs");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// A launcher that starts the real program: the grandchild it started goes with it.
+    async fn launcher() -> (HarnessChild, u32) {
+        let mut child = Command::new("sh")
+            .args(["-c", "sleep 300 & echo $!; wait"])
+            .stdout(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).await.unwrap();
+        let grandchild: u32 = line.trim().parse().unwrap();
+        assert!(running(grandchild));
+        (HarnessChild::new(child), grandchild)
+    }
+
+    #[tokio::test]
+    async fn dropping_the_child_kills_what_it_started() {
+        let (child, grandchild) = launcher().await;
+        drop(child);
+        until_gone(grandchild).await;
+    }
+
+    #[tokio::test]
+    async fn ending_the_child_kills_what_it_started() {
+        let (child, grandchild) = launcher().await;
+        end(child, Arc::new(())).await;
+        until_gone(grandchild).await;
+    }
 }
