@@ -7,7 +7,6 @@ psql on the test database, the administration commands on the Core host, SSE rea
 
 Waits poll observable conditions (the API, `/readyz`, the replicas' own rows) until a deadline."""
 
-import json
 import os
 import pathlib
 import subprocess
@@ -19,6 +18,7 @@ from conftest import API_KEY, Raw, Server, switchboard_bin, wait_ready
 from mock_model.mock_support import MockModel
 from pg_support import pg_bin
 from session_support import wait_for, wait_idle
+from stream_support import read_frames_until
 
 RUNTIME_TOKEN = "replicas-runtime-token"
 
@@ -224,21 +224,9 @@ def without_padding(frame):
 
 def read_until(response, stop, frames):
     """Reads SSE frames of a live urllib response into `frames` until `stop(frame)` holds for
-    the last one; a closed stream fails with what it got."""
-    current = []
-    while True:
-        line = response.readline()
-        assert line, f"the stream closed early after {[f['type'] for f in frames]}"
-        if line == b"\n":
-            data = [l for l in current if l.startswith(b"data:")]
-            current = []
-            if data:
-                frame = json.loads(b"\n".join(l[5:].strip() for l in data))
-                frames.append(frame)
-                if stop(frame):
-                    return frame
-        else:
-            current.append(line.rstrip(b"\n"))
+    the last one, and returns that frame; a closed stream fails with what it got."""
+    read_frames_until(response, lambda frame, _: stop(frame), frames)
+    return frames[-1]
 
 
 def wait_until(condition, timeout, what):

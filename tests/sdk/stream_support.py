@@ -227,12 +227,13 @@ def parse_frames(raw: bytes):
     return [block.split("\n") for block in text.split("\n\n") if block]
 
 
-def read_frames_until(response, stop):
+def read_frames_until(response, stop, frames=None):
     """Reads a live urllib SSE response line by line; returns (raw bytes, frames as JSON dicts)
-    once `stop(frame, frames_so_far)` is true for the frame that just ended."""
+    once `stop(frame, frames_so_far)` is true for the frame that just ended. Given `frames`, the
+    frames read are appended to it (a stream read in several steps)."""
     raw = b""
     current = []
-    frames = []
+    frames = [] if frames is None else frames
     while True:
         line = response.readline()
         assert line, f"the stream closed early after {types_of(frames)}"

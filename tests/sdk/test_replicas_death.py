@@ -23,13 +23,8 @@ from session_support import (
     wait_idle,
     wait_required_actions,
 )
+from test_sessions_results import CANNOT_ACCEPT, conflict
 
-CANNOT_ACCEPT = {
-    "message": "The Turn cannot accept this input in its current state.",
-    "type": "conflict_error",
-    "param": None,
-    "code": "conflict_error",
-}
 FAILED = "The execution could not complete."
 
 
@@ -85,7 +80,7 @@ def test_a_killed_holder_s_turn_fails_without_replay_and_the_session_goes_on(rep
     # A result for the dead Turn's call: the Turn is over.
     for replica in (r2, r3):
         status, _, body = post_events(replica.raw, sid, [tool_result(action, output="late")])
-        assert (status, body) == (409, {"error": CANNOT_ACCEPT})
+        assert (status, body) == (409, {"error": conflict(CANNOT_ACCEPT)})
 
     # New input (through the replica without a Runtime) runs a new Turn on replica 2.
     status, _, body = post_events(r3.raw, sid, [message("Try again?")])
