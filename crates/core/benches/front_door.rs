@@ -28,6 +28,10 @@ use switchboard_core::{AppState, CoreConfig, auth, router};
 use switchboard_execution::HarnessId;
 use switchboard_store::{PgStore, SqliteStore, Store};
 
+/// The allocator `switchboard serve` runs with, so Core here allocates as it does there.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const KEY: &str = "sk-sb-bench";
 const CONCURRENCY: usize = 16;
 const RUN: Duration = Duration::from_secs(3);

@@ -43,6 +43,9 @@ pub use vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
 pub enum StoreError {
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// The write connection's error (the writer's connection is not an sqlx one).
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
     #[error("migration error: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("the pagination cursor names no row")]

@@ -47,14 +47,13 @@ impl SqliteStore {
             .pragma("secure_delete", "ON");
         let mut conn = crate::writer::connect(&opts).await?;
         sqlx::migrate!("migrations/sqlite").run(&mut conn).await?;
+        sqlx::Connection::close(conn).await?;
+        let writer = Writer::open(path)?;
         let pool = SqlitePoolOptions::new()
             .max_connections(4)
             .connect_with(opts)
             .await?;
-        Ok(SqliteStore {
-            pool,
-            writer: Writer::spawn(conn),
-        })
+        Ok(SqliteStore { pool, writer })
     }
 
     /// Copies the WAL into the database and truncates it to zero bytes, so the frames that
@@ -72,34 +71,16 @@ impl SqliteStore {
         }
     }
 
-    /// Runs one statement through the writer; its affected row count.
+    /// Runs one statement through the writer; its affected row count (a unique-key violation
+    /// is a [`StoreError::Conflict`]).
     async fn write1(&self, sql: &'static str, binds: Vec<Bind>) -> Result<u64> {
         Ok(self.writer.write(vec![Statement::new(sql, binds)]).await?[0])
     }
 
-    /// One page of a listing. The cursor is the ID of a row in the listing's scope (else
-    /// [`StoreError::UnknownCursor`]); that row's `seq` bounds the page, whether or not the row
-    /// passes the filters.
-    /// Commits statements in one transaction; a unique-key violation is a [`StoreError::Conflict`].
+    /// Commits statements in one transaction; a unique-key violation is a
+    /// [`StoreError::Conflict`] (the writer's mapping).
     async fn write_all(&self, statements: Vec<Statement>) -> Result<()> {
-        match self.writer.write(statements).await {
-            Ok(_) => Ok(()),
-            Err(StoreError::Database(sqlx::Error::Database(e))) if e.is_unique_violation() => {
-                Err(StoreError::Conflict(e.message().to_owned()))
-            }
-            Err(e) => Err(e),
-        }
-    }
-
-    /// [`Self::write1`] with a unique-key violation as a [`StoreError::Conflict`].
-    async fn write_counted(&self, sql: &'static str, binds: Vec<Bind>) -> Result<u64> {
-        match self.writer.write(vec![Statement::new(sql, binds)]).await {
-            Ok(counts) => Ok(counts.first().copied().unwrap_or(0)),
-            Err(StoreError::Database(sqlx::Error::Database(e))) if e.is_unique_violation() => {
-                Err(StoreError::Conflict(e.message().to_owned()))
-            }
-            Err(e) => Err(e),
-        }
+        self.writer.write(statements).await.map(|_| ())
     }
 
     /// The Environment whose enrollment or credential digest is `value` (of any Project).
@@ -749,7 +730,7 @@ impl Store for SqliteStore {
         // Conditional on the token still being current: a concurrent exchange or a new mint
         // between the read and this write leaves no row to update.
         let updated = self
-            .write_counted(
+            .write1(
                 "UPDATE environments SET credential_digest = $1, enrollment_digest = NULL \
                  WHERE id = $2 AND enrollment_digest = $3",
                 vec![
@@ -769,7 +750,7 @@ impl Store for SqliteStore {
         enrollment_digest: &str,
     ) -> Result<bool> {
         let updated = self
-            .write_counted(
+            .write1(
                 "UPDATE environments SET enrollment_digest = $1 WHERE id = $2 AND project_id = $3",
                 vec![
                     Bind::Text(enrollment_digest.to_owned()),

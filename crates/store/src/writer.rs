@@ -1,17 +1,27 @@
-//! Group commit: one task owns SQLite's single write connection and commits many callers'
+//! Group commit: one thread owns SQLite's single write connection and commits many callers'
 //! writes in one transaction.
 //!
 //! SQLite allows one writer at a time and a commit costs far more than an insert, so writes from
-//! concurrent requests queue here; the task takes everything that is waiting, runs each caller's
+//! concurrent requests queue here; the thread takes everything that is waiting, runs each caller's
 //! statements inside its own savepoint (a failing write rolls back alone), commits once, and only
 //! then answers every caller. A caller's write is durable when its answer arrives.
+//!
+//! The write connection is a plain (`rusqlite`) connection driven synchronously on its own
+//! thread, not an sqlx one: sqlx runs every statement as a round trip to its worker thread, and
+//! a batch of `n` writes was `n + 2` such round trips (`BEGIN`, each statement, `COMMIT`) of
+//! about 70 µs each on a busy machine, so the writer spent ~700 µs a batch waiting on thread
+//! hand-offs while SQLite's own work was a few µs a statement (issue 16, `docs/benchmarks.md`).
+//! Here a batch costs one hand-off in and one answer out. Reads stay on sqlx's pool.
 
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::{Connection, ErrorCode, OpenFlags};
 use sqlx::sqlite::SqliteArguments;
-use sqlx::{Arguments, Connection, SqliteConnection};
+use sqlx::{Arguments, Connection as _, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::{Result, StoreError};
-
 /// A bound value.
 #[derive(Debug, Clone)]
 pub enum Bind {
@@ -42,17 +52,42 @@ struct Job {
     reply: oneshot::Sender<Result<Vec<u64>>>,
 }
 
-/// A handle to the writer task.
+/// A handle to the writer thread.
 #[derive(Clone)]
 pub struct Writer {
     tx: mpsc::Sender<Job>,
 }
 
+/// How long a write waits for another process's lock (`switchboard keys create` on the Core
+/// host writes the same file), as sqlx's connections do.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Prepared statements kept per connection: every write statement is a `&'static str`, and
+/// there are fewer kinds than this.
+const STATEMENT_CACHE: usize = 128;
+
 impl Writer {
-    pub fn spawn(conn: SqliteConnection) -> Writer {
+    /// Opens the write connection on the database at `path` (already migrated) with the
+    /// store's pragmas, and starts the writer thread.
+    pub fn open(path: &Path) -> Result<Writer> {
+        let conn = Connection::open_with_flags(
+            path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        // The same settings as the read pool's (`SqliteStore::open`): WAL is a property of the
+        // file, the others are per connection.
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+             PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;",
+        )?;
+        conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         let (tx, rx) = mpsc::channel(1024);
-        tokio::spawn(run(conn, rx));
-        Writer { tx }
+        std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || run(conn, rx))
+            .map_err(|e| StoreError::Batch(format!("the writer thread did not start: {e}")))?;
+        Ok(Writer { tx })
     }
 
     /// Runs `statements` atomically; returns each statement's affected row count.
@@ -66,111 +101,126 @@ impl Writer {
     }
 }
 
-async fn run(mut conn: SqliteConnection, mut rx: mpsc::Receiver<Job>) {
+/// The writer thread: until every [`Writer`] is dropped, takes what is waiting (at least one
+/// job, at most [`MAX_BATCH`]) and commits it as one batch.
+fn run(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
-    while rx.recv_many(&mut jobs, MAX_BATCH).await > 0 {
-        let outcomes = commit_batch(&mut conn, &jobs).await;
+    while let Some(job) = rx.blocking_recv() {
+        jobs.push(job);
+        while jobs.len() < MAX_BATCH {
+            match rx.try_recv() {
+                Ok(job) => jobs.push(job),
+                Err(_) => break,
+            }
+        }
+        let outcomes = commit_batch(&mut conn, &jobs);
         for (job, outcome) in jobs.drain(..).zip(outcomes) {
             let _ = job.reply.send(outcome);
         }
     }
 }
 
-/// Runs every job in one transaction; on a failed commit every job fails.
-///
-/// The fast path runs all jobs back to back with no savepoints (failures are rare, and each
-/// statement is a round trip to SQLite's worker thread). If any job fails, the whole attempt is
-/// rolled back and the batch runs again with one savepoint per job, so the failure stays its own.
-async fn commit_batch(conn: &mut SqliteConnection, jobs: &[Job]) -> Vec<Result<Vec<u64>>> {
-    if let Err(e) = begin(conn).await {
+/// One transaction for every job: all statements in order, then `COMMIT`. If one fails, the
+/// attempt is rolled back and the batch runs again with one savepoint per job, so the failing
+/// job fails alone and the others commit.
+fn commit_batch(conn: &mut Connection, jobs: &[Job]) -> Vec<Result<Vec<u64>>> {
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         return fail_all(jobs, &e);
     }
-    let outcomes = match run_all(conn, jobs).await {
+    let outcomes = match run_all(conn, jobs) {
         Ok(counts) => counts.into_iter().map(Ok).collect(),
         Err(e) => {
-            let _ = sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await;
+            let _ = conn.execute_batch("ROLLBACK");
             if let [_] = jobs {
-                return vec![Err(e.into())];
+                return vec![Err(write_error(e))];
             }
-            if let Err(e) = begin(conn).await {
+            if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
                 return fail_all(jobs, &e);
             }
-            let mut outcomes = Vec::with_capacity(jobs.len());
-            for job in jobs {
-                outcomes.push(run_job(conn, &job.statements).await);
-            }
-            outcomes
+            jobs.iter()
+                .map(|job| run_job(conn, &job.statements))
+                .collect()
         }
     };
-    match sqlx::raw_sql("COMMIT").execute(&mut *conn).await {
-        Ok(_) => outcomes,
+    match conn.execute_batch("COMMIT") {
+        Ok(()) => outcomes,
         Err(e) => {
-            let _ = sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await;
+            let _ = conn.execute_batch("ROLLBACK");
             fail_all(jobs, &e)
         }
     }
 }
 
-async fn run_all(
-    conn: &mut SqliteConnection,
-    jobs: &[Job],
-) -> std::result::Result<Vec<Vec<u64>>, sqlx::Error> {
-    let mut counts = Vec::with_capacity(jobs.len());
-    for job in jobs {
-        counts.push(run_statements(conn, &job.statements).await?);
-    }
-    Ok(counts)
+fn run_all(conn: &Connection, jobs: &[Job]) -> rusqlite::Result<Vec<Vec<u64>>> {
+    jobs.iter()
+        .map(|job| run_statements(conn, &job.statements))
+        .collect()
 }
 
-async fn begin(conn: &mut SqliteConnection) -> std::result::Result<(), sqlx::Error> {
-    sqlx::raw_sql("BEGIN IMMEDIATE")
-        .execute(&mut *conn)
-        .await
-        .map(|_| ())
-}
-
-fn fail_all(jobs: &[Job], e: &sqlx::Error) -> Vec<Result<Vec<u64>>> {
+fn fail_all(jobs: &[Job], e: &rusqlite::Error) -> Vec<Result<Vec<u64>>> {
     jobs.iter()
         .map(|_| Err(StoreError::Batch(e.to_string())))
         .collect()
 }
 
-/// One job of a larger batch, inside its own savepoint so that its failure rolls back alone.
-async fn run_job(conn: &mut SqliteConnection, statements: &[Statement]) -> Result<Vec<u64>> {
-    sqlx::raw_sql("SAVEPOINT job").execute(&mut *conn).await?;
-    match run_statements(conn, statements).await {
+/// One job inside its own savepoint of the open transaction.
+fn run_job(conn: &Connection, statements: &[Statement]) -> Result<Vec<u64>> {
+    conn.execute_batch("SAVEPOINT job")?;
+    match run_statements(conn, statements) {
         Ok(counts) => {
-            sqlx::raw_sql("RELEASE job").execute(&mut *conn).await?;
+            conn.execute_batch("RELEASE job")?;
             Ok(counts)
         }
         Err(e) => {
-            sqlx::raw_sql("ROLLBACK TO job; RELEASE job")
-                .execute(&mut *conn)
-                .await?;
-            Err(e.into())
+            conn.execute_batch("ROLLBACK TO job; RELEASE job")?;
+            Err(write_error(e))
         }
     }
 }
 
-async fn run_statements(
-    conn: &mut SqliteConnection,
-    statements: &[Statement],
-) -> std::result::Result<Vec<u64>, sqlx::Error> {
-    let mut counts = Vec::with_capacity(statements.len());
-    for s in statements {
-        counts.push(execute(conn, s).await?);
-    }
-    Ok(counts)
+fn run_statements(conn: &Connection, statements: &[Statement]) -> rusqlite::Result<Vec<u64>> {
+    statements.iter().map(|s| execute(conn, s)).collect()
 }
 
-async fn execute(
-    conn: &mut SqliteConnection,
-    s: &Statement,
-) -> std::result::Result<u64, sqlx::Error> {
-    Ok(sqlx::query_with(s.sql, arguments(&s.binds)?)
-        .execute(conn)
-        .await?
-        .rows_affected())
+/// Runs one statement with its binds: `$N` (and `?N`) take the N-th bind, a bare `?` the bind
+/// at its position, as sqlx binds the same statements on the read side.
+fn execute(conn: &Connection, s: &Statement) -> rusqlite::Result<u64> {
+    let mut stmt = conn.prepare_cached(s.sql)?;
+    for index in 1..=stmt.parameter_count() {
+        let n = stmt
+            .parameter_name(index)
+            .and_then(|name| name[1..].parse::<usize>().ok())
+            .unwrap_or(index);
+        let bind = s
+            .binds
+            .get(n - 1)
+            .ok_or(rusqlite::Error::InvalidParameterCount(n, s.binds.len()))?;
+        match bind {
+            Bind::Text(v) => stmt.raw_bind_parameter(index, v)?,
+            Bind::OptText(v) => stmt.raw_bind_parameter(index, v)?,
+            Bind::I64(v) => stmt.raw_bind_parameter(index, v)?,
+            Bind::OptI64(v) => stmt.raw_bind_parameter(index, v)?,
+        }
+    }
+    Ok(stmt.raw_execute()? as u64)
+}
+
+/// A unique key is a [`StoreError::Conflict`] (an idempotency key already admitted, an ID
+/// another row owns); anything else is the database's error.
+fn write_error(e: rusqlite::Error) -> StoreError {
+    match &e {
+        rusqlite::Error::SqliteFailure(f, message)
+            if f.code == ErrorCode::ConstraintViolation
+                && matches!(
+                    f.extended_code,
+                    rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                        | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+                ) =>
+        {
+            StoreError::Conflict(message.clone().unwrap_or_else(|| e.to_string()))
+        }
+        _ => StoreError::Sqlite(e),
+    }
 }
 
 /// The arguments for `$1`, `$2`, … in bind order (reads bind the same way).
@@ -188,7 +238,7 @@ pub(crate) fn arguments(binds: &[Bind]) -> std::result::Result<SqliteArguments, 
     Ok(args)
 }
 
-/// Opens the dedicated write connection.
+/// Opens a connection of the read side's kind (migrations run on one before the writer opens).
 pub async fn connect(
     opts: &sqlx::sqlite::SqliteConnectOptions,
 ) -> std::result::Result<SqliteConnection, sqlx::Error> {

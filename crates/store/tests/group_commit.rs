@@ -1,5 +1,4 @@
-//! Concurrent writes (on SQLite, committed in shared transactions, each batch sent to SQLite as
-//! one query) each succeed or fail alone, and each is readable and durable once answered.
+//! Concurrent writes (on SQLite, committed in shared transactions by the writer thread) each succeed or fail alone, and each is readable and durable once answered.
 
 // Test code may panic (clippy.toml's test allowance misses integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used)]

@@ -50,6 +50,12 @@ enum Command {
     },
 }
 
+/// mimalloc instead of glibc's malloc: Core allocates per request (JSON trees, header maps,
+/// IDs), and glibc's `malloc`/`free`/`malloc_consolidate` were ~15 % of an Agent create's
+/// samples; mimalloc raised Agent create throughput by ~40 % in `front_door` (docs/benchmarks.md).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
