@@ -23,7 +23,10 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'
 /// The page and its assets. Generic over the router state: it reads none.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
-        .route("/inspect", get(|| async { asset("text/html; charset=utf-8", PAGE) }))
+        .route(
+            "/inspect",
+            get(|| async { asset("text/html; charset=utf-8", PAGE) }),
+        )
         .route(
             "/inspect/inspector.js",
             get(|| async { asset("text/javascript; charset=utf-8", SCRIPT) }),
@@ -46,7 +49,10 @@ fn asset(content_type: &'static str, body: &'static str) -> Response {
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
     // The URLs are not versioned: revalidate every time, so a new binary's page is never
     // mixed with an old cached script.
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));

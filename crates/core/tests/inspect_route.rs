@@ -33,7 +33,10 @@ async fn the_page_and_its_assets_are_served_with_a_strict_policy() {
 
     // Every script and style the page loads is one of its own files, never inline.
     let mut assets = Vec::new();
-    for (tag, attr) in [("<script", "src=\""), ("<link rel=\"stylesheet\"", "href=\"")] {
+    for (tag, attr) in [
+        ("<script", "src=\""),
+        ("<link rel=\"stylesheet\"", "href=\""),
+    ] {
         for at in html.match_indices(tag).map(|(i, _)| i) {
             let rest = &html[at..];
             let open = rest[..rest.find('>').unwrap()]
@@ -63,7 +66,11 @@ async fn the_page_and_its_assets_are_served_with_a_strict_policy() {
         assert_eq!(header(&resp, "referrer-policy"), "no-referrer", "{path}");
         assert!(!resp.text().await.unwrap().is_empty(), "{path}");
     }
-    for directive in ["default-src 'none'", "script-src 'self'", "connect-src 'self'"] {
+    for directive in [
+        "default-src 'none'",
+        "script-src 'self'",
+        "connect-src 'self'",
+    ] {
         assert!(CONTENT_SECURITY_POLICY.contains(directive), "{directive}");
     }
 
