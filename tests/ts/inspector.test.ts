@@ -62,6 +62,10 @@ test('the inspector shows a running function-call Turn live: the pending call, i
   page.on('request', (r) => requests.push(r));
   const scriptErrors: string[] = [];
   page.on('pageerror', (e) => scriptErrors.push(String(e)));
+  const policyViolations: string[] = [];
+  page.on('console', (m) => {
+    if (/Content.Security.Policy/i.test(m.text())) policyViolations.push(m.text());
+  });
 
   const response = await page.goto(`${root}/inspect`);
   assert.equal(response?.status(), 200);
@@ -155,5 +159,6 @@ test('the inspector shows a running function-call Turn live: the pending call, i
   assert.equal(await page.evaluate(() => sessionStorage.getItem('switchboard.inspector.key')), API_KEY);
   assert.equal(await page.evaluate(() => localStorage.length), 0);
   assert.deepEqual(scriptErrors, []);
+  assert.deepEqual(policyViolations, []);
   await page.close();
 });
