@@ -2,8 +2,9 @@
 # Installs everything the test suite needs that cargo does not: a Python venv with the pinned
 # official SDKs and pytest, the pinned native harness binaries (scripts/install-harnesses.sh), and
 # a pinned Node with the TypeScript SDK suite's packages (scripts/install-node.sh), and bubblewrap
-# (`bwrap`, Debian package `bubblewrap`), which isolates managed workspaces, and the PostgreSQL
-# server the PostgreSQL store's tests run a throwaway cluster of.
+# (`bwrap`, Debian package `bubblewrap`), which isolates managed workspaces, the PostgreSQL
+# server the PostgreSQL store's tests run a throwaway cluster of, and Chromium (Debian package
+# `chromium`), the browser the Session inspector's test drives headless.
 # Idempotent; safe to run on a fresh machine and in CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,6 +54,21 @@ if [ -z "$(pg_bin)" ] && ! command -v initdb >/dev/null 2>&1; then
   fi
 fi
 [ -n "$(pg_bin)" ] && echo "setup: postgresql ready ($("$(pg_bin)/postgres" --version))"
+
+# The inspector test (tests/ts/inspector.test.ts) drives /usr/bin/chromium through playwright-core;
+# playwright's own browser download cannot be used here, Debian's build can.
+if [ ! -x /usr/bin/chromium ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    # A fresh machine's package lists may be empty or stale: update once and retry.
+    $sudo_cmd apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 ||
+      { $sudo_cmd apt-get update >/dev/null && $sudo_cmd apt-get install -y --no-install-recommends chromium >/dev/null; }
+  else
+    echo "setup: install Chromium (/usr/bin/chromium) with your package manager" >&2
+  fi
+fi
+[ -x /usr/bin/chromium ] && echo "setup: chromium ready ($(/usr/bin/chromium --version 2>/dev/null))"
 
 ./scripts/install-harnesses.sh
 ./scripts/install-node.sh

@@ -38,6 +38,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         .merge(crate::runtime_link::routes())
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
+        .merge(crate::inspect::routes())
         .fallback(edge::not_found)
         .method_not_allowed_fallback(|m: Method, u: Uri| async move {
             edge::method_not_allowed("", &m, &u)
