@@ -13,6 +13,7 @@ pub mod edge;
 pub mod enrollment;
 pub mod environments;
 pub mod forward;
+pub mod metrics;
 pub mod oauth;
 pub mod replicas;
 pub mod revocation;
