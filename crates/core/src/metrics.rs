@@ -19,7 +19,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use switchboard_wire::error::ApiError;
+use switchboard_wire::error::{ApiError, ErrorCode};
 
 use crate::edge::Failure;
 use crate::state::AppState;
@@ -49,6 +49,9 @@ pub const STORE_DURATION: &str = "switchboard_store_operation_duration_seconds";
 pub const SSE_SUBSCRIBERS: &str = "switchboard_sse_subscribers";
 /// Event streams ended because their reader fell too far behind (`stream_interrupted`).
 pub const SSE_INTERRUPTED: &str = "switchboard_sse_interrupted_total";
+
+/// The 401 of `/metrics` without the metrics token.
+pub const METRICS_TOKEN_REQUIRED: &str = "A valid metrics token is required.";
 
 /// The label of a request no route matched: raw paths (with IDs) never become labels.
 const UNMATCHED: &str = "unmatched";
@@ -129,7 +132,8 @@ async fn guarded(State(state): State<Arc<AppState>>, req: Request) -> Response {
             .and_then(|v| v.to_str().ok()),
     );
     if !crate::runtime_link::token_matches(Some(expected), presented) {
-        let mut resp = Failure(ApiError::unauthorized()).into_response();
+        let refused = ApiError::new(ErrorCode::Unauthorized, None, METRICS_TOKEN_REQUIRED);
+        let mut resp = Failure(refused).into_response();
         resp.headers_mut()
             .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
         return resp;
@@ -210,5 +214,37 @@ pub(crate) fn committed(
             _ => continue,
         };
         metrics::counter!(name, "harness" => harness).increment(1);
+    }
+}
+
+/// The `# HELP` lines of Core's series.
+pub fn describe() {
+    use metrics::{describe_counter, describe_gauge, describe_histogram};
+    describe_counter!(HTTP_REQUESTS, "HTTP requests by route template, method and status.");
+    describe_histogram!(HTTP_DURATION, "Seconds to the response head, by route, method and status.");
+    describe_gauge!(SESSIONS, "Sessions by status (a store count at scrape time).");
+    describe_gauge!(REQUIRED_ACTIONS, "Required actions pending over every Session.");
+    describe_counter!(TURNS_STARTED, "Turns started on a Runtime, by harness.");
+    describe_counter!(TURNS_COMPLETED, "Turns completed, by harness.");
+    describe_counter!(TURNS_FAILED, "Turns failed, by harness.");
+    describe_counter!(TURNS_CANCELLED, "Turns cancelled, by harness.");
+    describe_histogram!(QUEUE_WAIT, "Seconds a Turn waited queued before it started, by harness.");
+    describe_histogram!(
+        TOOL_RESULT_ADMISSION,
+        "Seconds from a tool_result batch's arrival to its durable admission."
+    );
+    describe_gauge!(RUNTIME_LINKS, "Runtime links attached, by kind.");
+    describe_histogram!(STORE_DURATION, "Seconds per store operation, by operation.");
+    describe_gauge!(SSE_SUBSCRIBERS, "Open Session event streams.");
+    describe_counter!(
+        SSE_INTERRUPTED,
+        "Event streams ended because their reader fell too far behind."
+    );
+    // Every harness's Turn counters exist from the start, so a rate over them has a first
+    // sample before the first Turn.
+    for harness in switchboard_execution::HarnessId::ALL {
+        for name in [TURNS_STARTED, TURNS_COMPLETED, TURNS_FAILED, TURNS_CANCELLED] {
+            metrics::counter!(name, "harness" => harness.as_str()).increment(0);
+        }
     }
 }
