@@ -220,15 +220,30 @@ pub(crate) fn committed(
 /// The `# HELP` lines of Core's series.
 pub fn describe() {
     use metrics::{describe_counter, describe_gauge, describe_histogram};
-    describe_counter!(HTTP_REQUESTS, "HTTP requests by route template, method and status.");
-    describe_histogram!(HTTP_DURATION, "Seconds to the response head, by route, method and status.");
-    describe_gauge!(SESSIONS, "Sessions by status (a store count at scrape time).");
-    describe_gauge!(REQUIRED_ACTIONS, "Required actions pending over every Session.");
+    describe_counter!(
+        HTTP_REQUESTS,
+        "HTTP requests by route template, method and status."
+    );
+    describe_histogram!(
+        HTTP_DURATION,
+        "Seconds to the response head, by route, method and status."
+    );
+    describe_gauge!(
+        SESSIONS,
+        "Sessions by status (a store count at scrape time)."
+    );
+    describe_gauge!(
+        REQUIRED_ACTIONS,
+        "Required actions pending over every Session."
+    );
     describe_counter!(TURNS_STARTED, "Turns started on a Runtime, by harness.");
     describe_counter!(TURNS_COMPLETED, "Turns completed, by harness.");
     describe_counter!(TURNS_FAILED, "Turns failed, by harness.");
     describe_counter!(TURNS_CANCELLED, "Turns cancelled, by harness.");
-    describe_histogram!(QUEUE_WAIT, "Seconds a Turn waited queued before it started, by harness.");
+    describe_histogram!(
+        QUEUE_WAIT,
+        "Seconds a Turn waited queued before it started, by harness."
+    );
     describe_histogram!(
         TOOL_RESULT_ADMISSION,
         "Seconds from a tool_result batch's arrival to its durable admission."
@@ -243,7 +258,12 @@ pub fn describe() {
     // Every harness's Turn counters exist from the start, so a rate over them has a first
     // sample before the first Turn.
     for harness in switchboard_execution::HarnessId::ALL {
-        for name in [TURNS_STARTED, TURNS_COMPLETED, TURNS_FAILED, TURNS_CANCELLED] {
+        for name in [
+            TURNS_STARTED,
+            TURNS_COMPLETED,
+            TURNS_FAILED,
+            TURNS_CANCELLED,
+        ] {
             metrics::counter!(name, "harness" => harness.as_str()).increment(0);
         }
     }

@@ -190,7 +190,12 @@ impl Sessions {
 
     /// Keeps a prepared executor; the slot reserved for its preparation becomes its own while
     /// it holds the process the preparation launched, and its idle period starts.
-    pub fn insert(&self, session_id: &str, harness: &'static str, executor: Arc<dyn SessionExecutor>) {
+    pub fn insert(
+        &self,
+        session_id: &str,
+        harness: &'static str,
+        executor: Arc<dyn SessionExecutor>,
+    ) {
         let mut tables = self.tables();
         tables.reserved = tables.reserved.saturating_sub(1);
         let now = tables.tick();

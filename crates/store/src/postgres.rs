@@ -30,7 +30,8 @@ use crate::writer::{Bind, Statement};
 use crate::{
     AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentFilter, EnvironmentRecord,
     EventRecord, IdempotencyRecord, ItemRecord, Notifications, Page, PageQuery, ProjectRecord,
-    Result, SessionFilter, SessionGauges, SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
+    Result, SessionFilter, SessionGauges, SessionRecord, SessionWrite, Store, StoreError,
+    TurnRecord,
 };
 use query::{Cond, Listing, of_project, of_session, page};
 
@@ -642,7 +643,9 @@ impl Store for PgStore {
             let actions: i64 = row.get("actions");
             gauges.required_actions += u64::try_from(actions).unwrap_or(0);
             if let Some(status) = row.get::<Option<String>, _>("status") {
-                gauges.by_status.push((status, u64::try_from(n).unwrap_or(0)));
+                gauges
+                    .by_status
+                    .push((status, u64::try_from(n).unwrap_or(0)));
             }
         }
         Ok(gauges)

@@ -585,7 +585,9 @@ impl Store for SqliteStore {
             let actions: i64 = row.get("actions");
             gauges.required_actions += u64::try_from(actions).unwrap_or(0);
             if let Some(status) = row.get::<Option<String>, _>("status") {
-                gauges.by_status.push((status, u64::try_from(n).unwrap_or(0)));
+                gauges
+                    .by_status
+                    .push((status, u64::try_from(n).unwrap_or(0)));
             }
         }
         Ok(gauges)

@@ -125,7 +125,12 @@ pub struct ServeArgs {
     /// Serve Prometheus metrics at `/metrics` on the main listener to `Authorization: Bearer
     /// <this token>` only (never to a Project key). Without it or `--metrics-listen`,
     /// `/metrics` is not served.
-    #[arg(long, env = "SWITCHBOARD_METRICS_TOKEN", hide_env_values = true, value_name = "T")]
+    #[arg(
+        long,
+        env = "SWITCHBOARD_METRICS_TOKEN",
+        hide_env_values = true,
+        value_name = "T"
+    )]
     pub metrics_token: Option<String>,
     /// Serve Prometheus metrics at `/metrics` on this separate address (no token: bind it where
     /// only the scraper reaches; `127.0.0.1:0` picks a free port).

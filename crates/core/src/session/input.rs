@@ -123,7 +123,10 @@ pub async fn post_events(
     });
     engine.commit(&mut guard, tx).await?;
     drop(guard);
-    if events.iter().any(|e| matches!(e, InputEvent::ToolResult(_))) {
+    if events
+        .iter()
+        .any(|e| matches!(e, InputEvent::ToolResult(_)))
+    {
         metrics::histogram!(crate::metrics::TOOL_RESULT_ADMISSION)
             .record(received.elapsed().as_secs_f64());
     }
