@@ -9,7 +9,7 @@ import urllib.error
 import urllib.request
 
 from conftest import API_KEY, Server, error_of
-from session_support import CODEX, session_raw, tool_result, wait_for, wait_idle
+from session_support import CODEX, message, post_events, session_raw, tool_result, turns_raw, wait_for, wait_idle
 
 TOKEN = "metrics-scrape-token"
 
@@ -192,3 +192,31 @@ def test_separate_metrics_listener(tmp_path):
     finally:
         s.stop()
 
+
+
+def test_evictions_and_resumes_by_harness(start_engine):
+    """With one live process allowed, a second Session's Turn evicts the first's idle codex
+    process, and the first's next Turn resumes it (evicting the second)."""
+    engine = start_engine(extra_serve=("--metrics-token", TOKEN, "--max-live-harnesses", "1"))
+    server = engine.server
+    before = scrape(server)
+
+    def moved(samples, name):
+        return value(samples, name, harness="codex") - value(before, name, harness="codex")
+
+    first = CODEX.create(engine, tools=(), input="hello")
+    wait_idle(engine.raw, first.id)
+    second = CODEX.create(engine, tools=(), input="hello again")
+    wait_idle(engine.raw, second.id)
+    m = wait_for(lambda: scrape(server), lambda m: moved(m, "switchboard_harness_evictions_total") == 1, what="one eviction")
+    assert moved(m, "switchboard_harness_resumes_total") == 0
+    assert value(m, "switchboard_harness_processes", harness="codex") == 1
+
+    assert post_events(engine.raw, first.id, [message("and again")])[0] == 202
+    wait_for(lambda: turns_raw(engine.raw, first.id), lambda t: len(t) == 2, what="the second Turn")
+    wait_idle(engine.raw, first.id)
+    m = wait_for(lambda: scrape(server), lambda m: moved(m, "switchboard_harness_evictions_total") == 2, what="two evictions")
+    assert moved(m, "switchboard_harness_resumes_total") == 1
+    assert moved(m, "switchboard_turns_started_total") == 3
+    assert moved(m, "switchboard_turns_completed_total") == 3
+    assert value(m, "switchboard_harness_processes", harness="codex") == 1
