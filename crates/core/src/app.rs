@@ -36,6 +36,7 @@ pub fn router(state: Arc<AppState>) -> Router {
     Router::new()
         .nest("/v1", v1)
         .merge(crate::runtime_link::routes())
+        .merge(crate::metrics::routes())
         .route("/healthz", get(|| async { "ok" }))
         .route("/readyz", get(readyz))
         .merge(crate::inspect::routes())
@@ -46,6 +47,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         // The body gate applies its own per-route limits; axum's default would answer 413 in
         // the wrong shape.
         .layer(DefaultBodyLimit::disable())
+        // Outermost but the request ID: every answer is counted, the edge's refusals too.
+        .layer(from_fn(crate::metrics::track_http))
         .layer(from_fn(edge::request_id))
         .with_state(state)
 }

@@ -221,7 +221,10 @@ impl KeyCache {
                 return Ok(Some(project.clone()));
             }
         }
-        let project = store.active_api_key(digest).await?.map(|k| k.project_id);
+        let read = store.active_api_key(digest);
+        let project = crate::metrics::timed("active_api_key", read)
+            .await?
+            .map(|k| k.project_id);
         if let Some(project) = &project {
             let mut st = lock(&self.inner);
             if st.epoch == Some(epoch) {

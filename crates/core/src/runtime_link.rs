@@ -244,7 +244,7 @@ async fn connect(
 /// Whether `presented` is the configured token. Both sides are hashed first so the comparison
 /// takes the same time whatever the tokens' lengths and contents; no token configured (or an
 /// empty one) accepts nothing.
-fn token_matches(expected: Option<&str>, presented: Option<&str>) -> bool {
+pub(crate) fn token_matches(expected: Option<&str>, presented: Option<&str>) -> bool {
     let (Some(expected), Some(presented)) = (expected.filter(|t| !t.is_empty()), presented) else {
         return false;
     };

@@ -45,6 +45,8 @@ pub struct AppState {
     pub engine: Arc<Engine>,
     /// The readiness probe's store write check.
     pub writable: crate::writable::Writability,
+    /// How `/metrics` is served; `None`: it is not (`serve` without a metrics flag).
+    pub metrics: Option<crate::metrics::Exposition>,
 }
 
 impl AppState {
@@ -70,6 +72,7 @@ impl AppState {
             keys: KeyCache::new(&config.data_dir),
             revocations: crate::revocation::Watcher::new(crate::auth::epoch_path(&config.data_dir)),
             writable: crate::writable::Writability::new(&config.data_dir),
+            metrics: None,
             store,
             secrets,
             config,

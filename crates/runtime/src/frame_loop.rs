@@ -377,6 +377,7 @@ impl Loop {
             placement = Some(placed_in);
             relay = placed.relay;
         }
+        let configuration_harness = configuration.harness;
         let request = PrepareRequest {
             session_id: session_id.clone(),
             configuration,
@@ -418,7 +419,9 @@ impl Loop {
                 if let Some(relay) = relay {
                     self.relays_held().insert(session_id.clone(), relay);
                 }
-                self.sessions.insert(&session_id, Arc::from(executor));
+                let harness = configuration_harness.as_str();
+                self.sessions
+                    .insert(&session_id, harness, Arc::from(executor));
                 self.preparation(&session_id, PreparationState::Ready, None)
                     .await;
             }
@@ -504,6 +507,10 @@ impl Loop {
             let launch = if executor.is_resident() {
                 None
             } else {
+                if let Some(harness) = self.sessions.harness(&start.session_id) {
+                    metrics::counter!(crate::metrics::HARNESS_RESUMES, "harness" => harness)
+                        .increment(1);
+                }
                 let (permit, _) = self
                     .launch_permit(async { self.sessions.report_queued(&run_id) })
                     .await;
@@ -517,6 +524,8 @@ impl Loop {
                 })
                 .await;
             drop(launch);
+            // A relaunch (or a crash at start) changed what is resident.
+            self.sessions.report_processes();
             let mut turn = match turn {
                 Ok(turn) => turn,
                 Err(error) => {

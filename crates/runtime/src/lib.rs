@@ -14,6 +14,7 @@
 //! - [`sessions`]: prepared executors, the bound on live processes (LRU eviction of idle
 //!   ones, a queue of Turns waiting for a slot) and running Turns.
 //! - [`frame_loop`]: the frame handling every transport shares.
+//! - [`metrics`]: the names of the figures the Runtime records.
 //! - [`local`]: [`LocalRuntime`], the in-process transport (two channels).
 //! - [`remote`]: [`run_remote`], the WebSocket transport that dials Core.
 //! - [`workspace`]: workspace directories, path safety, the bubblewrap sandbox and its
@@ -29,6 +30,7 @@ pub mod locate;
 pub mod mcp_env;
 pub mod mcp_environment;
 pub mod mcp_gateway;
+pub mod metrics;
 pub mod probe;
 pub mod registry;
 pub mod remote;

@@ -53,6 +53,8 @@ enum Slot {
 
 struct Session {
     executor: Arc<dyn SessionExecutor>,
+    /// The harness's name, the label of its figures.
+    harness: &'static str,
     idle_timer: Option<AbortHandle>,
     slot: Slot,
     busy: bool,
@@ -153,6 +155,30 @@ impl Sessions {
 
     fn wake(&self) {
         self.changed.send_replace(());
+        self.report_processes();
+    }
+
+    /// Sets the live harness processes gauge, by harness, from the executors' residency (a
+    /// slot changed, or a Turn relaunched its process).
+    pub fn report_processes(&self) {
+        let mut counts: HashMap<&'static str, u32> = switchboard_protocol::HarnessId::ALL
+            .iter()
+            .map(|h| (h.as_str(), 0))
+            .collect();
+        for session in self.tables().sessions.values() {
+            if session.executor.is_resident() {
+                *counts.entry(session.harness).or_default() += 1;
+            }
+        }
+        for (harness, n) in counts {
+            metrics::gauge!(crate::metrics::HARNESS_PROCESSES, "harness" => harness)
+                .set(f64::from(n));
+        }
+    }
+
+    /// The harness of a prepared Session.
+    pub fn harness(&self, session_id: &str) -> Option<&'static str> {
+        self.tables().sessions.get(session_id).map(|s| s.harness)
     }
 
     pub fn executor(&self, session_id: &str) -> Option<Arc<dyn SessionExecutor>> {
@@ -164,7 +190,12 @@ impl Sessions {
 
     /// Keeps a prepared executor; the slot reserved for its preparation becomes its own while
     /// it holds the process the preparation launched, and its idle period starts.
-    pub fn insert(&self, session_id: &str, executor: Arc<dyn SessionExecutor>) {
+    pub fn insert(
+        &self,
+        session_id: &str,
+        harness: &'static str,
+        executor: Arc<dyn SessionExecutor>,
+    ) {
         let mut tables = self.tables();
         tables.reserved = tables.reserved.saturating_sub(1);
         let now = tables.tick();
@@ -177,6 +208,7 @@ impl Sessions {
             session_id.to_owned(),
             Session {
                 executor,
+                harness,
                 idle_timer: None,
                 slot,
                 busy: false,
@@ -411,11 +443,15 @@ impl Sessions {
     /// Ends the process of `session_id`, which is marked [`Slot::Evicting`], then frees its slot.
     async fn evict(&self, session_id: &str, executor: &Arc<dyn SessionExecutor>) {
         let evicted = executor.evict().await.is_ok();
-        if let Some(session) = self.tables().sessions.get_mut(session_id)
-            && session.slot == Slot::Evicting
-        {
-            // A refusal (a Turn runs) keeps the process, and so the slot.
-            session.slot = if evicted { Slot::None } else { Slot::Held };
+        if let Some(session) = self.tables().sessions.get_mut(session_id) {
+            if session.slot == Slot::Evicting {
+                // A refusal (a Turn runs) keeps the process, and so the slot.
+                session.slot = if evicted { Slot::None } else { Slot::Held };
+            }
+            if evicted {
+                metrics::counter!(crate::metrics::HARNESS_EVICTIONS, "harness" => session.harness)
+                    .increment(1);
+            }
         }
         self.wake();
         if evicted {

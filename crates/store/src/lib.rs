@@ -32,7 +32,7 @@ pub use page::{Order, Page, PageQuery};
 pub use postgres::PgStore;
 pub use sessions::{
     CallRecord, DeletionRecord, EventRecord, IdempotencyRecord, ItemRecord, SessionFilter,
-    SessionRecord, SessionWrite, TurnRecord,
+    SessionGauges, SessionRecord, SessionWrite, TurnRecord,
 };
 pub use sqlite::SqliteStore;
 pub use subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
@@ -174,6 +174,9 @@ pub trait Store: VaultStore + SubagentStore + Send + Sync + 'static {
     async fn finish_deletion(&self, session_id: &str) -> Result<()>;
     /// Sessions with an `active_turn_id`, of every Project, oldest first.
     async fn unsettled_sessions(&self) -> Result<Vec<SessionRecord>>;
+    /// Sessions by document `status` and their pending required actions, over every Project
+    /// (one scan; the metrics endpoint's scrape).
+    async fn session_gauges(&self) -> Result<SessionGauges>;
 
     async fn get_turn(
         &self,

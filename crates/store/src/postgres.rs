@@ -30,7 +30,8 @@ use crate::writer::{Bind, Statement};
 use crate::{
     AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentFilter, EnvironmentRecord,
     EventRecord, IdempotencyRecord, ItemRecord, Notifications, Page, PageQuery, ProjectRecord,
-    Result, SessionFilter, SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
+    Result, SessionFilter, SessionGauges, SessionRecord, SessionWrite, Store, StoreError,
+    TurnRecord,
 };
 use query::{Cond, Listing, of_project, of_session, page};
 
@@ -626,6 +627,28 @@ impl Store for PgStore {
                 .fetch_all(&self.pool)
                 .await?;
         Ok(rows.iter().map(session).collect())
+    }
+
+    async fn session_gauges(&self) -> Result<SessionGauges> {
+        let rows = sqlx::query(
+            "SELECT (doc::jsonb)->>'status' AS status, COUNT(*) AS n, \
+             COALESCE(SUM(jsonb_array_length(COALESCE((doc::jsonb)->'required_actions', '[]'::jsonb))), 0)::BIGINT AS actions \
+             FROM sessions GROUP BY 1",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let mut gauges = SessionGauges::default();
+        for row in rows {
+            let n: i64 = row.get("n");
+            let actions: i64 = row.get("actions");
+            gauges.required_actions += u64::try_from(actions).unwrap_or(0);
+            if let Some(status) = row.get::<Option<String>, _>("status") {
+                gauges
+                    .by_status
+                    .push((status, u64::try_from(n).unwrap_or(0)));
+            }
+        }
+        Ok(gauges)
     }
 
     async fn get_turn(

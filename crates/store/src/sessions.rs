@@ -24,6 +24,14 @@ pub struct SessionRecord {
     pub doc: String,
 }
 
+/// Figures over every Session of every Project, for the metrics endpoint: how many are in
+/// each `status` of Core's document, and how many `required_actions` they hold in all.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionGauges {
+    pub by_status: Vec<(String, u64)>,
+    pub required_actions: u64,
+}
+
 /// A Turn of a Session, ordered by creation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnRecord {

@@ -23,7 +23,7 @@ use crate::writer::{Bind, Statement, Writer};
 use crate::{
     AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentFilter, EnvironmentRecord,
     IdempotencyRecord, ItemRecord, Page, PageQuery, ProjectRecord, Result, SessionFilter,
-    SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
+    SessionGauges, SessionRecord, SessionWrite, Store, StoreError, TurnRecord,
 };
 
 /// Reads go through a small pool; writes through the group-commit [`Writer`], because SQLite
@@ -550,6 +550,28 @@ impl Store for SqliteStore {
                 .fetch_all(&self.pool)
                 .await?;
         Ok(rows.iter().map(session).collect())
+    }
+
+    async fn session_gauges(&self) -> Result<SessionGauges> {
+        let rows = sqlx::query(
+            "SELECT json_extract(doc, '$.status') AS status, COUNT(*) AS n, \
+             COALESCE(SUM(json_array_length(doc, '$.required_actions')), 0) AS actions \
+             FROM sessions GROUP BY 1",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let mut gauges = SessionGauges::default();
+        for row in rows {
+            let n: i64 = row.get("n");
+            let actions: i64 = row.get("actions");
+            gauges.required_actions += u64::try_from(actions).unwrap_or(0);
+            if let Some(status) = row.get::<Option<String>, _>("status") {
+                gauges
+                    .by_status
+                    .push((status, u64::try_from(n).unwrap_or(0)));
+            }
+        }
+        Ok(gauges)
     }
 
     async fn get_turn(

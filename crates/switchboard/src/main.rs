@@ -7,6 +7,7 @@ mod harness;
 mod keep_alive;
 mod keys;
 mod listen;
+mod metrics;
 mod paths;
 mod projects;
 mod runtime;

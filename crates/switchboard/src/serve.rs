@@ -122,6 +122,20 @@ pub struct ServeArgs {
     /// replica's Sessions are taken over once they pass. A test knob, hidden from `--help`.
     #[arg(long, default_value_t = 10_000, value_name = "MS", hide = true, value_parser = clap::value_parser!(u64).range(300..))]
     pub claim_ttl: u64,
+    /// Serve Prometheus metrics at `/metrics` on the main listener to `Authorization: Bearer
+    /// <this token>` only (never to a Project key). Without it or `--metrics-listen`,
+    /// `/metrics` is not served.
+    #[arg(
+        long,
+        env = "SWITCHBOARD_METRICS_TOKEN",
+        hide_env_values = true,
+        value_name = "T"
+    )]
+    pub metrics_token: Option<String>,
+    /// Serve Prometheus metrics at `/metrics` on this separate address (no token: bind it where
+    /// only the scraper reaches; `127.0.0.1:0` picks a free port).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<SocketAddr>,
 }
 
 /// How long open connections get to finish their request in flight once serving stops.
@@ -211,7 +225,14 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
         .await
         .with_context(|| format!("binding {}", args.listen))?;
     let addr = listener.local_addr()?;
-    let state = Arc::new(AppState::new(
+    // Before anything records: the recorder is process-wide.
+    let metrics_token = args.metrics_token.clone().filter(|t| !t.is_empty());
+    let exposition = if metrics_token.is_some() || args.metrics_listen.is_some() {
+        Some(crate::metrics::install(metrics_token)?)
+    } else {
+        None
+    };
+    let mut state = AppState::new(
         store,
         secrets,
         CoreConfig {
@@ -226,7 +247,13 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
             preparation_timeout: Duration::from_secs(args.preparation_timeout),
         },
         default_providers,
-    ));
+    );
+    state.metrics = exposition;
+    let state = Arc::new(state);
+    let metrics_addr = match args.metrics_listen {
+        Some(addr) => Some(crate::metrics::listen(addr, state.clone()).await?),
+        None => None,
+    };
     // Other replicas' events and key changes, before any stream can open.
     switchboard_core::replicas::start(&state, Duration::from_secs(args.event_retention))
         .await
@@ -277,6 +304,9 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
     {
         let mut out = std::io::stdout().lock();
         writeln!(out, "Switchboard is listening at http://{addr}/v1")?;
+        if let Some(metrics) = metrics_addr {
+            writeln!(out, "Metrics at http://{metrics}/metrics")?;
+        }
         if let Some(key) = created.filter(|_| wanted.is_none()) {
             writeln!(out, "Project API key (shown once): {key}")?;
         }

@@ -146,7 +146,8 @@ impl Engine {
                 Some(_) => return Ok(guard),
                 None => {}
             }
-            let Some(rec) = self.store.get_session(project, id).await? else {
+            let read = self.store.get_session(project, id);
+            let Some(rec) = crate::metrics::timed("get_session", read).await? else {
                 drop(guard);
                 self.unload(id);
                 return Err(SessionError::NotFound);
@@ -305,7 +306,8 @@ impl Engine {
         let id = tx.live.meta.id.clone();
         if !write.is_empty() {
             write.fence = self.replica().and_then(|r| r.fence(&id));
-            if let Err(e) = self.store.write_session(write).await {
+            let written = crate::metrics::timed("write_session", self.store.write_session(write));
+            if let Err(e) = written.await {
                 if let (StoreError::Fenced { .. }, Some(replica)) = (&e, self.replica()) {
                     // Another replica holds the Session now: drop it from memory, so the next
                     // request loads (and forwards) it afresh.
@@ -316,6 +318,7 @@ impl Engine {
                 return Err(e.into());
             }
         }
+        crate::metrics::committed(&tx.live.doc, &published);
         let idle = tx.live.doc.active.is_none();
         let run = tx.live.doc.active.as_ref().map(|t| t.run_id.clone());
         let before = guard

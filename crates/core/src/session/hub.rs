@@ -239,7 +239,24 @@ pub fn sse_response(
     resp
 }
 
+/// Counts an open stream in the subscribers gauge for as long as it lives.
+struct Subscribed;
+
+impl Subscribed {
+    fn new() -> Subscribed {
+        metrics::gauge!(crate::metrics::SSE_SUBSCRIBERS).increment(1.0);
+        Subscribed
+    }
+}
+
+impl Drop for Subscribed {
+    fn drop(&mut self) {
+        metrics::gauge!(crate::metrics::SSE_SUBSCRIBERS).decrement(1.0);
+    }
+}
+
 struct Reader {
+    _subscribed: Subscribed,
     session_id: String,
     first: Option<Published>,
     rx: Subscription,
@@ -263,6 +280,7 @@ fn frames(
     obfuscate: bool,
 ) -> impl Stream<Item = Result<Bytes, Infallible>> {
     let reader = Reader {
+        _subscribed: Subscribed::new(),
         session_id,
         first,
         rx,
@@ -286,6 +304,7 @@ fn frames(
             Ok(Err(broadcast::error::RecvError::Closed)) => return None,
             Ok(Err(broadcast::error::RecvError::Lagged(_))) => {
                 r.done = true;
+                metrics::counter!(crate::metrics::SSE_INTERRUPTED).increment(1);
                 let error = json!({
                     "event_id": new_id(IdKind::Event),
                     "type": "error",

@@ -43,6 +43,7 @@ pub async fn post_events(
     body: &Map<String, Value>,
     headers: &HeaderMap,
 ) -> Result<(), SessionError> {
+    let received = std::time::Instant::now();
     let events = parse_input_events(body)?;
     let key = idempotency::key(headers)?;
     let mut guard = engine.lock_in(project, id).await?;
@@ -87,7 +88,8 @@ pub async fn post_events(
                 let stored = if in_memory {
                     None
                 } else {
-                    engine.store.get_call(project, id, &result.call_id).await?
+                    let read = engine.store.get_call(project, id, &result.call_id);
+                    crate::metrics::timed("get_call", read).await?
                 };
                 let stored = match stored {
                     Some(rec) => Some(calls::KnownCall {
@@ -121,6 +123,13 @@ pub async fn post_events(
     });
     engine.commit(&mut guard, tx).await?;
     drop(guard);
+    if events
+        .iter()
+        .any(|e| matches!(e, InputEvent::ToolResult(_)))
+    {
+        metrics::histogram!(crate::metrics::TOOL_RESULT_ADMISSION)
+            .record(received.elapsed().as_secs_f64());
+    }
     // Held until the Environment admits the input (core-contracts §6.8: ≤6 min), so the
     // caller gets its outcome: 202, or the exact 409 of an expiry or a cancel.
     match waiter {
@@ -202,6 +211,7 @@ pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), SessionError> 
         deliveries: Default::default(),
         usage: None,
         engine_error: None,
+        queued_at: Some(std::time::Instant::now()),
     });
     tx.live.doc.error = None;
     tx.live.doc.last_active_at = now;

@@ -95,6 +95,22 @@ fn advertised(ad: &HarnessAdvertisement) -> HashSet<Capability> {
         .collect()
 }
 
+/// Sets the Runtime links gauge by kind from the link table.
+fn report_links(links: &HashMap<u64, Link>) {
+    let mut counts = [("local", 0u32), ("deployment", 0), ("environment", 0)];
+    for link in links.values() {
+        let kind = match (link.local, &link.environment) {
+            (true, _) => 0,
+            (false, None) => 1,
+            (false, Some(_)) => 2,
+        };
+        counts[kind].1 += 1;
+    }
+    for (kind, n) in counts {
+        metrics::gauge!(crate::metrics::RUNTIME_LINKS, "kind" => kind).set(f64::from(n));
+    }
+}
+
 impl Links {
     /// Adds a link; `environment` is the self-hosted Environment an enrolled Runtime is bound
     /// to (see [`Link`]).
@@ -106,7 +122,8 @@ impl Links {
         tx: mpsc::Sender<Envelope<CoreToRuntime>>,
     ) -> u64 {
         let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        lock(&self.links).insert(
+        let mut links = lock(&self.links);
+        links.insert(
             id,
             Link {
                 runtime_id,
@@ -119,11 +136,16 @@ impl Links {
                 prepared: HashSet::new(),
             },
         );
+        report_links(&links);
         id
     }
 
     pub fn remove(&self, link: u64) {
-        lock(&self.links).remove(&link);
+        {
+            let mut links = lock(&self.links);
+            links.remove(&link);
+            report_links(&links);
+        }
         lock(&self.preparing).retain(|(l, _), _| *l != link);
     }
 

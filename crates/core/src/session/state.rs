@@ -139,6 +139,10 @@ pub struct ActiveTurn {
     pub usage: Option<Usage>,
     /// The native error behind a failure (logged and kept; never public).
     pub engine_error: Option<(String, String)>,
+    /// When this process queued the Turn, for the queue-wait histogram (a Turn loaded from
+    /// the store falls back to its `created_at`).
+    #[serde(skip)]
+    pub queued_at: Option<std::time::Instant>,
 }
 
 impl ActiveTurn {
