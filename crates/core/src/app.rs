@@ -46,6 +46,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         // the wrong shape.
         .layer(DefaultBodyLimit::disable())
         .layer(from_fn(edge::request_id))
+        .layer(from_fn(crate::trace_context::request_span))
         .with_state(state)
 }
 

@@ -122,6 +122,11 @@ pub struct ServeArgs {
     /// replica's Sessions are taken over once they pass. A test knob, hidden from `--help`.
     #[arg(long, default_value_t = 10_000, value_name = "MS", hide = true, value_parser = clap::value_parser!(u64).range(300..))]
     pub claim_ttl: u64,
+    /// An OpenTelemetry collector's OTLP/HTTP base URL (`http://127.0.0.1:4318`): every
+    /// request's and Turn's spans are exported to `URL/v1/traces` (JSON bodies). Unset, nothing
+    /// is exported.
+    #[arg(long, env = "SWITCHBOARD_OTLP_ENDPOINT", value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
 }
 
 /// How long open connections get to finish their request in flight once serving stops.
@@ -162,7 +167,10 @@ pub async fn open_store(data_dir: &std::path::Path) -> anyhow::Result<SqliteStor
         .context("opening the embedded store")
 }
 
-pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
+pub async fn run(
+    mut args: ServeArgs,
+    _turn_spans: Option<switchboard_telemetry::TurnSpans>,
+) -> anyhow::Result<()> {
     args.data_dir = crate::paths::absolute(&args.data_dir)?;
     std::fs::create_dir_all(&args.data_dir)
         .with_context(|| format!("creating {}", args.data_dir.display()))?;

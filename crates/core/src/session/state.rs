@@ -139,6 +139,13 @@ pub struct ActiveTurn {
     pub usage: Option<Usage>,
     /// The native error behind a failure (logged and kept; never public).
     pub engine_error: Option<(String, String)>,
+    /// Each open call's span, by call ID (not stored: a restart ends the trace).
+    #[serde(skip)]
+    pub call_spans: HashMap<String, tracing::Span>,
+    /// The Turn's span ([`switchboard_telemetry::TURN_SPAN`]), open until the Turn is settled.
+    /// Last, so it ends after the call spans when the Turn is dropped.
+    #[serde(skip, default = "tracing::Span::none")]
+    pub span: tracing::Span,
 }
 
 impl ActiveTurn {

@@ -1,0 +1,174 @@
+"""Traces: one function-call Turn on codex (mock model) through the official SDK, with a W3C
+`traceparent` on the create request and `serve --otlp-endpoint` pointed at a small OTLP/HTTP
+receiver in the test (an OpenTelemetry Collector is not installable here). The exported span tree
+must hang under the caller's span; the response names Switchboard's request span; and
+`sessions.traces.list` returns the Turn's stored spans."""
+
+import json
+import re
+import secrets
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from conftest import WEATHER_FUNCTION
+from session_support import TOOL_RESULT, wait_for, wait_idle, wait_required_actions
+
+
+class OtlpReceiver:
+    """OTLP/HTTP with JSON bodies: every `POST /v1/traces` body is kept, in arrival order."""
+
+    def __init__(self):
+        self.bodies = []
+        self.paths = []
+        self._lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver._lock:
+                    receiver.paths.append((self.path, self.headers.get("Content-Type")))
+                    receiver.bodies.append(json.loads(body))
+                out = b"{}"
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def spans(self):
+        with self._lock:
+            bodies = list(self.bodies)
+        return list(spans_of(bodies))
+
+    def stop(self):
+        self.httpd.shutdown()
+
+
+def spans_of(bodies):
+    """Every span in OTLP JSON bodies (`resourceSpans[].scopeSpans[].spans[]`)."""
+    for body in bodies:
+        for resource in body.get("resourceSpans", []):
+            for scope in resource.get("scopeSpans", []):
+                yield from scope.get("spans", [])
+
+
+def attrs(span):
+    """A span's attributes as a plain dict (OTLP JSON AnyValue unwrapped; int64 is a string)."""
+    out = {}
+    for kv in span.get("attributes", []):
+        [(kind, value)] = kv["value"].items()
+        out[kv["key"]] = int(value) if kind == "intValue" else value
+    return out
+
+
+def descendants(spans, root_id):
+    """Spans under `root_id` (transitively), by span ID."""
+    children = {}
+    for s in spans:
+        children.setdefault(s.get("parentSpanId", ""), []).append(s)
+    out, todo = {}, [root_id]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child["spanId"] not in out:
+                out[child["spanId"]] = child
+                todo.append(child["spanId"])
+    return out
+
+
+def named(spans, name, **want):
+    """The spans called `name` whose attributes include `want`."""
+    return [s for s in spans if s["name"] == name and all(attrs(s).get(k) == v for k, v in want.items())]
+
+
+@pytest.fixture
+def receiver():
+    r = OtlpReceiver()
+    yield r
+    r.stop()
+
+
+def test_a_function_call_turn_is_one_trace_under_the_callers_span(start_engine, receiver):
+    engine = start_engine(extra_serve=("--otlp-endpoint", receiver.url))
+    trace_id, parent_id = secrets.token_hex(16), secrets.token_hex(8)
+    sent = f"00-{trace_id}-{parent_id}-01"
+
+    created = engine.client.beta.agents.sessions.with_raw_response.create(
+        environment={"type": "none"},
+        agent={"model": "gpt-test", "tools": [WEATHER_FUNCTION]},
+        input="What is the weather in Paris?",
+        extra_headers={"traceparent": sent},
+    )
+    # The response names Switchboard's request span, in the caller's trace.
+    returned = re.fullmatch(r"00-([0-9a-f]{32})-([0-9a-f]{16})-01", created.headers["traceparent"])
+    assert returned, created.headers["traceparent"]
+    assert returned.group(1) == trace_id
+    request_id = returned.group(2)
+    assert request_id != parent_id
+    sid = created.parse().id
+
+    action = wait_required_actions(engine.raw, sid)["required_actions"][0]
+    tid, call_id = action["turn_id"], action["call_id"]
+    engine.client.beta.agents.sessions.events.create(
+        sid,
+        events=[{"type": TOOL_RESULT, "turn_id": tid, "call_id": call_id, "success": True, "output": "sunny"}],
+    )
+    wait_idle(engine.raw, sid)
+
+    # Exported in batches: poll the receiver until the Turn's terminal span arrived.
+    spans = wait_for(
+        receiver.spans,
+        lambda got: named(got, "turn.terminal", **{"turn.id": tid}) and named(got, "runtime.turn", **{"turn.id": tid}),
+        what="the Turn's spans at the OTLP receiver",
+    )
+    assert all(path == "/v1/traces" and ctype == "application/json" for path, ctype in receiver.paths), receiver.paths
+    ours = [s for s in spans if s["traceId"] == trace_id]
+
+    # The request span is the sent span's child; everything of the Turn is below it.
+    [request] = [s for s in ours if s["spanId"] == request_id]
+    assert request["name"] == "http.request"
+    assert request["parentSpanId"] == parent_id
+    assert attrs(request)["http.request.method"] == "POST"
+    assert attrs(request)["http.response.status_code"] == 201, request["attributes"]
+    below = list(descendants(ours, request_id).values())
+    assert {s["traceId"] for s in below} == {trace_id}
+
+    ids = {"session.id": sid, "turn.id": tid}
+    [admission] = named(below, "session.admission", **{"session.id": sid})
+    assert admission["parentSpanId"] == request_id
+    [turn] = named(below, "turn", harness="codex", **ids)
+    assert turn["parentSpanId"] == admission["spanId"]
+    assert attrs(turn)["turn.status"] == "completed"
+    under_turn = descendants(below, turn["spanId"])
+
+    def one(name, parent=None, **want):
+        found = named(list(under_turn.values()), name, **want)
+        assert found, (name, want, sorted({s["name"] for s in under_turn.values()}))
+        if parent is not None:
+            assert any(s["parentSpanId"] == parent["spanId"] for s in found), (name, parent["name"])
+        return found[0]
+
+    dispatch = one("turn.dispatch", turn, harness="codex", **ids)
+    # Across the Core–Runtime hop (the in-process local Runtime), carried by execution_start.
+    runtime = one("runtime.turn", dispatch, **ids)
+    # Codex app-server JSON-RPC, each exchange a span of the Runtime's Turn.
+    one("jsonrpc.request", runtime, **{"rpc.method": "turn/start"})
+    one("codex.request", **{"rpc.method": "item/tool/call"})
+    one("codex.notification", **{"rpc.method": "turn/completed"})
+    # The call and its receipt, on both sides of the hop.
+    call = one("function_call", turn, **{"call.id": call_id, "function.name": "get_weather"}, **ids)
+    one("function_call.result", call, **{"call.id": call_id, "success": True})
+    one("function_call.receipt", call, **{"call.id": call_id, "receipt.applied": True})
+    one("runtime.function_result", runtime, **{"call.id": call_id, "receipt.applied": True})
+    one("adapter.submit", **{"call.id": call_id})
+    one("jsonrpc.respond")
+    one("turn.terminal", turn, **{"turn.status": "completed"}, **ids)
