@@ -14,6 +14,7 @@ import pytest
 
 from conftest import WEATHER_FUNCTION
 from session_support import TOOL_RESULT, wait_for, wait_idle, wait_required_actions
+from test_sessions_delete_forgets import assert_forgotten
 
 
 class OtlpReceiver:
@@ -172,3 +173,39 @@ def test_a_function_call_turn_is_one_trace_under_the_callers_span(start_engine, 
     one("adapter.submit", **{"call.id": call_id})
     one("jsonrpc.respond")
     one("turn.terminal", turn, **{"turn.status": "completed"}, **ids)
+
+    # sessions.traces: the Turn's stored spans, one trace object per root Turn.
+    def stored():
+        return list(engine.client.beta.agents.sessions.traces.list(sid))
+
+    def complete(traces):
+        names = {s["name"] for t in traces for s in spans_of([t.otlp])}
+        return {"turn", "turn.terminal", "runtime.turn"} <= names
+
+    [trace] = wait_for(stored, complete, what="the Turn's stored trace")
+    assert trace.object == "agent.session.trace"
+    assert (trace.id, trace.session_id) == (tid, sid)
+    assert trace.created_at == engine.client.beta.agents.sessions.turns.retrieve(tid, session_id=sid).created_at
+    kept = list(spans_of([trace.otlp]))
+    assert {s["traceId"] for s in kept} == {trace_id}
+    # Exactly the Turn's spans: its own and everything under it, not the request around it.
+    assert {s["spanId"] for s in kept} == {turn["spanId"], *descendants(kept, turn["spanId"])}
+    assert {s["spanId"] for s in kept} <= {turn["spanId"], *under_turn}
+    names = {s["name"] for s in kept}
+    assert {
+        "turn.dispatch",
+        "runtime.turn",
+        "jsonrpc.request",
+        "codex.request",
+        "function_call",
+        "function_call.result",
+        "function_call.receipt",
+        "runtime.function_result",
+        "turn.terminal",
+    } <= names, names
+    [stored_turn] = named(kept, "turn", **ids)
+    assert stored_turn["parentSpanId"] == admission["spanId"]
+
+    # Deleting the Session deletes its traces with its other rows.
+    engine.client.beta.agents.sessions.delete(sid)
+    assert_forgotten(engine.server.data_dir, sid, call_id)

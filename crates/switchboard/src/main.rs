@@ -11,6 +11,7 @@ mod paths;
 mod projects;
 mod runtime;
 mod serve;
+mod traces;
 
 use clap::{Parser, Subcommand};
 

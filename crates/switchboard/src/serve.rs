@@ -169,7 +169,7 @@ pub async fn open_store(data_dir: &std::path::Path) -> anyhow::Result<SqliteStor
 
 pub async fn run(
     mut args: ServeArgs,
-    _turn_spans: Option<switchboard_telemetry::TurnSpans>,
+    turn_spans: Option<switchboard_telemetry::TurnSpans>,
 ) -> anyhow::Result<()> {
     args.data_dir = crate::paths::absolute(&args.data_dir)?;
     std::fs::create_dir_all(&args.data_dir)
@@ -181,6 +181,9 @@ pub async fn run(
     };
     let store =
         crate::database::open(&args.data_dir, args.database_url.as_deref(), &secrets).await?;
+    if let Some(turn_spans) = &turn_spans {
+        turn_spans.attach(Arc::new(crate::traces::StoreTraces(store.clone())));
+    }
     let wanted = std::env::var("SWITCHBOARD_API_KEY")
         .ok()
         .filter(|s| !s.is_empty());
