@@ -10,10 +10,13 @@ import secrets
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import openai
 import pytest
+from openai import OpenAI
 
 from conftest import WEATHER_FUNCTION
-from session_support import TOOL_RESULT, wait_for, wait_idle, wait_required_actions
+from session_support import MESSAGE, TOOL_RESULT, wait_for, wait_idle, wait_required_actions
+from test_projects import cli
 from test_sessions_delete_forgets import assert_forgotten
 
 
@@ -209,3 +212,42 @@ def test_a_function_call_turn_is_one_trace_under_the_callers_span(start_engine, 
     # Deleting the Session deletes its traces with its other rows.
     engine.client.beta.agents.sessions.delete(sid)
     assert_forgotten(engine.server.data_dir, sid, call_id)
+
+
+def test_traces_are_stored_without_an_otlp_endpoint_and_page_in_turn_order(engine):
+    """No `--otlp-endpoint`: nothing is exported, and `sessions.traces` still lists one trace per
+    root Turn, newest first by default, in pages; another Project's key sees no such Session."""
+    sessions = engine.client.beta.agents.sessions
+    session = sessions.create(environment={"type": "none"}, agent={"model": "gpt-test"}, input="first")
+    wait_idle(engine.raw, session.id)
+    sessions.events.create(session.id, events=[{"type": MESSAGE, "input": "second"}])
+    wait_idle(engine.raw, session.id)
+    turns = [t.id for t in sessions.turns.list(session.id, order="asc")]
+    assert len(turns) == 2
+
+    def ended(trace):
+        return any(s["name"] == "turn.terminal" for s in spans_of([trace.otlp]))
+
+    traces = wait_for(
+        lambda: list(sessions.traces.list(session.id)),
+        lambda got: len(got) == 2 and all(ended(t) for t in got),
+        what="both Turns' traces",
+    )
+    assert [t.id for t in traces] == turns[::-1]
+    for trace in traces:
+        [turn] = [s for s in spans_of([trace.otlp]) if s["name"] == "turn"]
+        assert attrs(turn)["turn.id"] == trace.id
+        assert attrs(turn)["session.id"] == session.id
+        # Under its request's admission span, which is not the Turn's and so not stored.
+        assert turn["parentSpanId"] not in {s["spanId"] for s in spans_of([trace.otlp])}
+
+    first = sessions.traces.list(session.id, limit=1, order="asc")
+    assert [t.id for t in first.data] == turns[:1] and first.has_more
+    rest = sessions.traces.list(session.id, limit=1, order="asc", after=first.data[0].id)
+    assert [t.id for t in rest.data] == turns[1:] and not rest.has_more
+
+    project_id, _ = cli(engine.server, "projects", "create", "--name", "other").split("\t")
+    _, secret = cli(engine.server, "keys", "create", "--project", project_id).split()
+    other = OpenAI(base_url=engine.server.base_url, api_key=secret, max_retries=0)
+    with pytest.raises(openai.NotFoundError):
+        other.beta.agents.sessions.traces.list(session.id)
