@@ -57,13 +57,15 @@ fn main() -> anyhow::Result<()> {
     use tracing_subscriber::util::SubscriberInitExt;
 
     let cli = Cli::parse();
-    // `serve` traces its Turns (for `sessions.traces`, and OTLP with `--otlp-endpoint`).
+    // `serve` traces its Turns (for `sessions.traces`, and OTLP with `--otlp-endpoint`); a
+    // remote Runtime exports its side of them with its own `--otlp-endpoint`.
     let telemetry = match &cli.command {
-        Command::Serve(a) => Some(switchboard_telemetry::Telemetry::new(
-            a.otlp_endpoint.as_deref(),
-        )?),
+        Command::Serve(a) => Some(a.otlp_endpoint.as_deref()),
+        Command::Runtime(a) => a.otlp_endpoint.as_deref().map(Some),
         _ => None,
-    };
+    }
+    .map(switchboard_telemetry::Telemetry::new)
+    .transpose()?;
     let log = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_filter(
