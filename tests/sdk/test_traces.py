@@ -7,6 +7,7 @@ must hang under the caller's span; the response names Switchboard's request span
 import json
 import re
 import secrets
+import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -14,7 +15,8 @@ import openai
 import pytest
 from openai import OpenAI
 
-from conftest import WEATHER_FUNCTION
+from conftest import API_KEY, WEATHER_FUNCTION, Raw, Server, switchboard_bin, wait_ready
+from mock_model.mock_support import MockModel
 from session_support import MESSAGE, TOOL_RESULT, wait_for, wait_idle, wait_required_actions
 from test_projects import cli
 from test_sessions_delete_forgets import assert_forgotten
@@ -101,16 +103,15 @@ def receiver():
     r.stop()
 
 
-def test_a_function_call_turn_is_one_trace_under_the_callers_span(start_engine, receiver):
-    engine = start_engine(extra_serve=("--otlp-endpoint", receiver.url))
+def function_call_turn(client, raw):
+    """One function-call Turn through the official SDK, its create request carrying a fresh
+    `traceparent`; the tool result is posted with the SDK. Returns what the test checks against."""
     trace_id, parent_id = secrets.token_hex(16), secrets.token_hex(8)
-    sent = f"00-{trace_id}-{parent_id}-01"
-
-    created = engine.client.beta.agents.sessions.with_raw_response.create(
+    created = client.beta.agents.sessions.with_raw_response.create(
         environment={"type": "none"},
         agent={"model": "gpt-test", "tools": [WEATHER_FUNCTION]},
         input="What is the weather in Paris?",
-        extra_headers={"traceparent": sent},
+        extra_headers={"traceparent": f"00-{trace_id}-{parent_id}-01"},
     )
     # The response names Switchboard's request span, in the caller's trace.
     returned = re.fullmatch(r"00-([0-9a-f]{32})-([0-9a-f]{16})-01", created.headers["traceparent"])
@@ -120,13 +121,19 @@ def test_a_function_call_turn_is_one_trace_under_the_callers_span(start_engine, 
     assert request_id != parent_id
     sid = created.parse().id
 
-    action = wait_required_actions(engine.raw, sid)["required_actions"][0]
+    action = wait_required_actions(raw, sid)["required_actions"][0]
     tid, call_id = action["turn_id"], action["call_id"]
-    engine.client.beta.agents.sessions.events.create(
+    client.beta.agents.sessions.events.create(
         sid,
         events=[{"type": TOOL_RESULT, "turn_id": tid, "call_id": call_id, "success": True, "output": "sunny"}],
     )
-    wait_idle(engine.raw, sid)
+    wait_idle(raw, sid)
+    return trace_id, parent_id, request_id, sid, tid, call_id
+
+
+def test_a_function_call_turn_is_one_trace_under_the_callers_span(start_engine, receiver):
+    engine = start_engine(extra_serve=("--otlp-endpoint", receiver.url))
+    trace_id, parent_id, request_id, sid, tid, call_id = function_call_turn(engine.client, engine.raw)
 
     # Exported in batches: poll the receiver until the Turn's terminal span arrived.
     spans = wait_for(
@@ -251,3 +258,73 @@ def test_traces_are_stored_without_an_otlp_endpoint_and_page_in_turn_order(engin
     other = OpenAI(base_url=engine.server.base_url, api_key=secret, max_retries=0)
     with pytest.raises(openai.NotFoundError):
         other.beta.agents.sessions.traces.list(session.id)
+
+
+def test_a_claude_code_turn_stores_its_stream_json_exchanges(engine):
+    """Claude Code: the SDK's tool handler answers the call; the stored trace holds the
+    stream-json `tools/call` and the call's result and receipt on both sides of the hop."""
+    from claude_support import CLAUDE
+
+    stream = CLAUDE.create(engine, stream=True, tool_handlers={"get_weather": lambda args: {"temp": 21}})
+    final = stream.get_final_result()
+    sid = final.session_id
+    wait_idle(engine.raw, sid)
+
+    def names(traces):
+        return {s["name"] for t in traces for s in spans_of([t.otlp])}
+
+    want = {"turn", "turn.terminal", "runtime.turn", "claude.call", "claude.message", "function_call",
+            "function_call.result", "function_call.receipt", "runtime.function_result", "adapter.submit"}
+    [trace] = wait_for(
+        lambda: list(engine.client.beta.agents.sessions.traces.list(sid)),
+        lambda got: want <= names(got),
+        what="the Claude Code Turn's stored trace",
+    )
+    kept = list(spans_of([trace.otlp]))
+    [turn] = named(kept, "turn", harness="claude_code", **{"session.id": sid, "turn.id": trace.id})
+    assert {s["spanId"] for s in kept} == {turn["spanId"], *descendants(kept, turn["spanId"])}
+    [call] = named(kept, "claude.call", **{"rpc.method": "tools/call"})
+    [fc] = named(kept, "function_call")
+    assert named(kept, "function_call.receipt", **{"call.id": attrs(fc)["call.id"], "receipt.applied": True})
+    assert call["traceId"] == turn["traceId"]
+
+
+def test_a_remote_runtime_exports_its_side_under_cores_dispatch(tmp_path, receiver):
+    """`serve --no-local-runtime` and `switchboard runtime`, both with `--otlp-endpoint`: the
+    Runtime's spans, exported by its own process, hang under Core's `turn.dispatch` through
+    `execution_start`'s `traceparent` over the WebSocket link."""
+    token = "traces-runtime-token"
+    (tmp_path / "mock").mkdir()
+    mock = MockModel(tmp_path / "mock")
+    otlp = ("--otlp-endpoint", receiver.url)
+    server = Server(tmp_path, "--no-local-runtime", "--runtime-token", token,
+                    "--model-provider-url", mock.base_url + "/v1", "--model-provider-key", "k", *otlp)
+    runtime = subprocess.Popen(
+        [switchboard_bin(), "runtime", "--core", server.base_url.rsplit("/v1", 1)[0], "--token", token,
+         "--data-dir", str(tmp_path / "runtime"), *otlp],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_ready(server.base_url, timeout=120)
+        client = OpenAI(base_url=server.base_url, api_key=API_KEY, max_retries=0)
+        trace_id, _, _, sid, tid, call_id = function_call_turn(client, Raw(server.base_url))
+        spans = wait_for(
+            receiver.spans,
+            lambda got: named(got, "turn.terminal", **{"turn.id": tid})
+            and named(got, "runtime.function_result", **{"call.id": call_id}),
+            what="both processes' spans at the OTLP receiver",
+        )
+        ours = [s for s in spans if s["traceId"] == trace_id]
+        [dispatch] = named(ours, "turn.dispatch", **{"turn.id": tid})
+        runtime_turns = named(ours, "runtime.turn", **{"session.id": sid, "turn.id": tid})
+        assert [s["parentSpanId"] for s in runtime_turns] == [dispatch["spanId"]]
+        remote = descendants(ours, runtime_turns[0]["spanId"]).values()
+        assert named(list(remote), "jsonrpc.request", **{"rpc.method": "turn/start"})
+        assert named(list(remote), "codex.request", **{"rpc.method": "item/tool/call"})
+        assert named(list(remote), "runtime.function_result", **{"call.id": call_id, "receipt.applied": True})
+    finally:
+        runtime.terminate()
+        runtime.wait(timeout=10)
+        server.stop()
+        mock.stop()

@@ -33,6 +33,10 @@ pub trait TurnSpanSink: Send + Sync + 'static {
 
 /// Closed Turns remembered for their late spans.
 const CLOSED_KEPT: usize = 4096;
+/// Bounds on what waits for a Turn's end (a Turn recovered after a restart has no Turn span,
+/// so its Runtime spans would otherwise wait forever): more Turns or spans are not gathered.
+const HELD_TURNS: usize = 4096;
+const HELD_SPANS_PER_TURN: usize = 10_000;
 
 type TurnKey = Arc<(String, String)>;
 
@@ -119,6 +123,15 @@ fn own_key(attributes: &[opentelemetry::KeyValue]) -> Option<(String, String)> {
 
 impl SpanProcessor for TurnSpans {
     fn on_start(&self, span: &mut Span, cx: &Context) {
+        // Without a sink (a remote Runtime's process) nothing is gathered.
+        if self
+            .out
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_none()
+        {
+            return;
+        }
         let Some(data) = span.exported_data() else {
             return;
         };
@@ -146,8 +159,13 @@ impl SpanProcessor for TurnSpans {
             return self.send(key, vec![span]);
         }
         let ends_turn = span.name == TURN_SPAN;
+        if !ends_turn && !state.held.contains_key(&key) && state.held.len() >= HELD_TURNS {
+            return;
+        }
         let mut held = state.held.remove(&key).unwrap_or_default();
-        held.push(span);
+        if held.len() < HELD_SPANS_PER_TURN || ends_turn {
+            held.push(span);
+        }
         if !ends_turn {
             state.held.insert(key, held);
             return;
