@@ -328,3 +328,19 @@ def test_a_remote_runtime_exports_its_side_under_cores_dispatch(tmp_path, receiv
         runtime.wait(timeout=10)
         server.stop()
         mock.stop()
+
+
+def test_spans_still_batched_are_exported_at_shutdown(start_engine, receiver):
+    """With a batch delay far beyond the test (`OTEL_BSP_SCHEDULE_DELAY`), only the flush at
+    shutdown can deliver the Turn's spans: they are at the receiver once `serve` has exited."""
+    engine = start_engine(extra_serve=("--otlp-endpoint", receiver.url), env={"OTEL_BSP_SCHEDULE_DELAY": "600000"})
+    session = engine.client.beta.agents.sessions.create(
+        environment={"type": "none"}, agent={"model": "gpt-test"}, input="hello"
+    )
+    wait_idle(engine.raw, session.id)
+    [turn] = engine.client.beta.agents.sessions.turns.list(session.id)
+    assert not named(receiver.spans(), "turn.terminal", **{"turn.id": turn.id})
+    engine.server.stop()
+    assert engine.server.proc.returncode == 0
+    assert named(receiver.spans(), "turn.terminal", **{"turn.id": turn.id})
+    assert named(receiver.spans(), "turn", **{"turn.id": turn.id, "session.id": session.id})
