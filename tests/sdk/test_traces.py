@@ -344,3 +344,33 @@ def test_spans_still_batched_are_exported_at_shutdown(start_engine, receiver):
     assert engine.server.proc.returncode == 0
     assert named(receiver.spans(), "turn.terminal", **{"turn.id": turn.id})
     assert named(receiver.spans(), "turn", **{"turn.id": turn.id, "session.id": session.id})
+
+
+def test_a_minimax_code_turn_stores_its_acp_exchanges(start_engine, tmp_path, monkeypatch):
+    """MiniMax Code over ACP (the `mcode` stand-in on codex-acp): the stored trace holds the
+    `session/prompt` request, the functions server's call and the call's receipt."""
+    from minimax_support import MinimaxHarness, install_standin
+
+    monkeypatch.setenv("SWITCHBOARD_MINIMAX_CODE_BIN", str(install_standin(tmp_path, "codex-acp")))
+    engine = start_engine()
+    harness = MinimaxHarness(engine.mock.base_url, "codex-acp")
+    sid, action = harness.create_pending(engine)
+    engine.client.beta.agents.sessions.events.create(
+        sid,
+        events=[{"type": TOOL_RESULT, "turn_id": action["turn_id"], "call_id": action["call_id"],
+                 "success": True, "output": "sunny"}],
+    )
+    wait_idle(engine.raw, sid)
+
+    want = {"turn", "turn.terminal", "runtime.turn", "acp.function_call", "acp.prompt_done",
+            "function_call.receipt", "runtime.function_result"}
+    [trace] = wait_for(
+        lambda: list(engine.client.beta.agents.sessions.traces.list(sid)),
+        lambda got: want <= {s["name"] for t in got for s in spans_of([t.otlp])},
+        what="the MiniMax Code Turn's stored trace",
+    )
+    kept = list(spans_of([trace.otlp]))
+    [turn] = named(kept, "turn", harness="minimax_code", **{"session.id": sid, "turn.id": trace.id})
+    assert {s["spanId"] for s in kept} == {turn["spanId"], *descendants(kept, turn["spanId"])}
+    assert named(kept, "jsonrpc.request", **{"rpc.method": "session/prompt"})
+    assert named(kept, "function_call.receipt", **{"call.id": action["call_id"], "receipt.applied": True})
