@@ -146,7 +146,7 @@ async fn relay(
     // The holder's request span is a child of this one (the caller's parent is ours already).
     let traceparent = switchboard_telemetry::traceparent(&tracing::Span::current());
     for (name, value) in &parts.headers {
-        if !hop_by_hop(name) && !(traceparent.is_some() && name == "traceparent") {
+        if !hop_by_hop(name) && (traceparent.is_none() || name != "traceparent") {
             out = out.header(name, value);
         }
     }
