@@ -19,6 +19,7 @@ use serde_json::Value;
 use switchboard_adapter_kit::jsonrpc::{Client, Dialect, Message};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 pub use switchboard_adapter_kit::jsonrpc::RpcError;
 
@@ -69,10 +70,14 @@ impl Connection {
     /// [`Inbound::PromptDone`] (a Turn has no deadline here; the Turn loop keeps it).
     pub fn prompt(self: &Arc<Self>, params: Value, timeout: Duration) {
         let connection = self.clone();
-        tokio::spawn(async move {
-            let done = connection.request("session/prompt", params, timeout).await;
-            connection.push(Inbound::PromptDone(done));
-        });
+        // In the caller's span (the Runtime's Turn): the prompt is the Turn's exchange.
+        tokio::spawn(
+            async move {
+                let done = connection.request("session/prompt", params, timeout).await;
+                connection.push(Inbound::PromptDone(done));
+            }
+            .in_current_span(),
+        );
     }
 
     /// Adds a message to the inbound channel (dropped once the agent's output ended).

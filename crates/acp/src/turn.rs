@@ -33,6 +33,7 @@ use switchboard_protocol::{
     AdapterError, AdapterEvent, FunctionResultContent, InputPart, Receipt, TurnControl,
 };
 use tokio::sync::oneshot;
+use tracing::Instrument;
 
 use crate::commands::Commands;
 use crate::functions::{CallAnswer, McpCall, SERVER_LABEL};
@@ -118,6 +119,35 @@ pub struct Driver {
 }
 
 impl Driver {
+    async fn handle_message(
+        &mut self,
+        message: Inbound,
+        out: &mut Vec<AdapterEvent>,
+    ) -> Option<Result<Value, RpcError>> {
+        match message {
+            Inbound::Agent(Message::Notification { method, params })
+                if method == "session/update" =>
+            {
+                match serde_json::from_value::<SessionNotification>(params) {
+                    Ok(n) if *n.session_id.0 == *self.session_id => self.update(n.update, out),
+                    Ok(_) => {}
+                    Err(error) => tracing::debug!(%error, "unreadable session/update"),
+                }
+                None
+            }
+            Inbound::Agent(Message::Notification { .. }) => None,
+            Inbound::Agent(Message::Request { id, method, params }) => {
+                self.request(id, &method, params).await;
+                None
+            }
+            Inbound::FunctionCall(call) => {
+                self.function_call(call, out);
+                None
+            }
+            Inbound::PromptDone(done) => Some(done),
+        }
+    }
+
     fn flush_thought(&mut self, out: &mut Vec<AdapterEvent>) {
         if let Some((item_id, text)) = self.thought.take() {
             out.push(AdapterEvent::Reasoning { item_id, text });
@@ -412,33 +442,36 @@ impl TurnDriver for Driver {
 
     const HARNESS: &'static str = "acp agent";
 
+    /// Each message but a streamed chunk is a span in the Turn's trace (`acp.request`,
+    /// `acp.notification` with its `session/update` kind, `acp.function_call`, `acp.prompt_done`).
     async fn handle(
         &mut self,
         message: Inbound,
         out: &mut Vec<AdapterEvent>,
     ) -> Option<Self::Ending> {
-        match message {
-            Inbound::Agent(Message::Notification { method, params })
-                if method == "session/update" =>
-            {
-                match serde_json::from_value::<SessionNotification>(params) {
-                    Ok(n) if *n.session_id.0 == *self.session_id => self.update(n.update, out),
-                    Ok(_) => {}
-                    Err(error) => tracing::debug!(%error, "unreadable session/update"),
+        let span = match &message {
+            Inbound::Agent(Message::Notification { method, params }) => {
+                let kind = params
+                    .pointer("/update/sessionUpdate")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if kind.ends_with("_chunk") {
+                    tracing::Span::none()
+                } else {
+                    tracing::info_span!("acp.notification", rpc.method = %method, acp.update = kind)
                 }
-                None
             }
-            Inbound::Agent(Message::Notification { .. }) => None,
-            Inbound::Agent(Message::Request { id, method, params }) => {
-                self.request(id, &method, params).await;
-                None
+            Inbound::Agent(Message::Request { id, method, .. }) => tracing::info_span!(
+                "acp.request",
+                rpc.method = %method,
+                rpc.jsonrpc.request_id = %id,
+            ),
+            Inbound::FunctionCall(_) => {
+                tracing::info_span!("acp.function_call", rpc.method = "tools/call")
             }
-            Inbound::FunctionCall(call) => {
-                self.function_call(call, out);
-                None
-            }
-            Inbound::PromptDone(done) => Some(done),
-        }
+            Inbound::PromptDone(_) => tracing::info_span!("acp.prompt_done"),
+        };
+        self.handle_message(message, out).instrument(span).await
     }
 
     async fn submit(

@@ -94,6 +94,7 @@ impl Client {
     }
 
     /// Sends a request and waits at most `timeout` for its response.
+    #[tracing::instrument(name = "jsonrpc.request", skip_all, fields(peer = self.dialect.peer, rpc.method = method))]
     pub async fn request(
         &self,
         method: &str,
@@ -127,6 +128,7 @@ impl Client {
     }
 
     /// Sends a notification (`params` omitted when `None`).
+    #[tracing::instrument(name = "jsonrpc.notify", skip_all, fields(peer = self.dialect.peer, rpc.method = method))]
     pub async fn notify(&self, method: &str, params: Option<Value>) -> Result<(), RpcError> {
         let message = match params {
             Some(params) => json!({"method": method, "params": params}),
@@ -136,11 +138,13 @@ impl Client {
     }
 
     /// Answers a harness request.
+    #[tracing::instrument(name = "jsonrpc.respond", skip_all, fields(peer = self.dialect.peer, rpc.jsonrpc.request_id = %id))]
     pub async fn respond(&self, id: &Value, result: Value) -> Result<(), RpcError> {
         self.write(json!({"id": id, "result": result})).await
     }
 
     /// Declines a harness request we do not handle.
+    #[tracing::instrument(name = "jsonrpc.respond", skip_all, fields(peer = self.dialect.peer, rpc.jsonrpc.request_id = %id, rpc.jsonrpc.error_code = code))]
     pub async fn respond_error(
         &self,
         id: &Value,

@@ -22,6 +22,7 @@ use switchboard_protocol::messages::Usage;
 use switchboard_protocol::{AdapterError, AdapterEvent, FunctionResultContent, Receipt};
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
+use tracing::Instrument;
 
 use crate::receipts::CallTable;
 
@@ -121,7 +122,8 @@ pub fn spawn<D: TurnDriver>(
     deadline: Duration,
 ) -> TurnCommands<D::Command> {
     let (commands_tx, commands_rx) = mpsc::channel(COMMAND_BUFFER);
-    tokio::spawn(run(driver, io, commands_rx, Instant::now() + deadline));
+    // In the caller's span (the Runtime's Turn span): the native exchanges join the Turn's trace.
+    tokio::spawn(run(driver, io, commands_rx, Instant::now() + deadline).in_current_span());
     TurnCommands(commands_tx)
 }
 
@@ -153,7 +155,8 @@ async fn run<D: TurnDriver>(
             }
             Some(command) = commands.recv() => match command {
                 TurnCommand::Submit { call_id, result, reply } => {
-                    driver.submit(call_id, result, reply).await
+                    let span = tracing::info_span!("adapter.submit", call.id = %call_id);
+                    driver.submit(call_id, result, reply).instrument(span).await
                 }
                 TurnCommand::CancelRequested => driver.stop_requests().cancel_requested = true,
                 TurnCommand::Harness(command) => driver.command(command).await,

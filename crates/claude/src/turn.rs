@@ -137,44 +137,25 @@ impl TurnDriver for Driver {
 
     const HARNESS: &'static str = "claude";
 
+    /// Each stream-json message but a streaming event is a span in the Turn's trace
+    /// (`claude.call`, `claude.message` with its `type`).
     async fn handle(&mut self, inbound: Inbound, out: &mut Vec<AdapterEvent>) -> Option<Ending> {
-        match inbound {
-            Inbound::Call {
-                control_request_id,
-                call,
-            } => {
-                // The model's tool-use id when claude sends it (it always did in 2.1.332), so the
-                // call, its native record and the provider's history share one id.
-                let call_id = call
-                    .tool_use_id
-                    .clone()
-                    .unwrap_or_else(|| format!("mcp_call_{}", call.mcp_id));
-                // Register first: the call must be answerable the moment it is published.
-                let route = McpRoute {
-                    control_request_id,
-                    mcp_id: call.mcp_id,
-                };
-                self.calls.register(&call_id, &call.name, route);
-                match self.children.caller(&call_id).map(str::to_owned) {
-                    // A Subagent's call: a required action of this (the root) Turn.
-                    Some(agent) => {
-                        self.children
-                            .function_call(&agent, call_id, call.name, call.arguments, out)
-                    }
-                    None => out.push(AdapterEvent::FunctionCall {
-                        call_id,
-                        name: call.name,
-                        arguments: call.arguments,
-                    }),
-                }
-                None
-            }
-            Inbound::CallCancelled { mcp_id } => {
-                out.extend(observe_cancelled(&mut self.calls, &mcp_id).map(CallChange::into_event));
-                None
-            }
-            Inbound::Message(message) => self.message(message, out),
-        }
+        let span = match &inbound {
+            Inbound::Call { call, .. } => tracing::info_span!(
+                "claude.call",
+                rpc.method = "tools/call",
+                rpc.jsonrpc.request_id = %call.mcp_id,
+            ),
+            Inbound::CallCancelled { mcp_id } => tracing::info_span!(
+                "claude.call_cancelled",
+                rpc.jsonrpc.request_id = %mcp_id,
+            ),
+            Inbound::Message(m) => match m.get("type").and_then(Value::as_str) {
+                Some("stream_event") => tracing::Span::none(),
+                kind => tracing::info_span!("claude.message", claude.type = kind.unwrap_or("")),
+            },
+        };
+        span.in_scope(|| self.handle_inbound(inbound, out))
     }
 
     async fn submit(
@@ -347,6 +328,46 @@ impl TurnDriver for Driver {
 }
 
 impl Driver {
+    fn handle_inbound(&mut self, inbound: Inbound, out: &mut Vec<AdapterEvent>) -> Option<Ending> {
+        match inbound {
+            Inbound::Call {
+                control_request_id,
+                call,
+            } => {
+                // The model's tool-use id when claude sends it (it always did in 2.1.332), so the
+                // call, its native record and the provider's history share one id.
+                let call_id = call
+                    .tool_use_id
+                    .clone()
+                    .unwrap_or_else(|| format!("mcp_call_{}", call.mcp_id));
+                // Register first: the call must be answerable the moment it is published.
+                let route = McpRoute {
+                    control_request_id,
+                    mcp_id: call.mcp_id,
+                };
+                self.calls.register(&call_id, &call.name, route);
+                match self.children.caller(&call_id).map(str::to_owned) {
+                    // A Subagent's call: a required action of this (the root) Turn.
+                    Some(agent) => {
+                        self.children
+                            .function_call(&agent, call_id, call.name, call.arguments, out)
+                    }
+                    None => out.push(AdapterEvent::FunctionCall {
+                        call_id,
+                        name: call.name,
+                        arguments: call.arguments,
+                    }),
+                }
+                None
+            }
+            Inbound::CallCancelled { mcp_id } => {
+                out.extend(observe_cancelled(&mut self.calls, &mcp_id).map(CallChange::into_event));
+                None
+            }
+            Inbound::Message(message) => self.message(message, out),
+        }
+    }
+
     fn message(&mut self, message: Value, out: &mut Vec<AdapterEvent>) -> Option<Ending> {
         match message.get("type").and_then(Value::as_str) {
             Some("stream_event") => {

@@ -20,6 +20,7 @@ use switchboard_protocol::{
     AdapterError, AdapterEvent, FunctionResultContent, InputPart, Receipt, TurnControl,
 };
 use tokio::sync::oneshot;
+use tracing::Instrument;
 
 use crate::dynamic_tools::{ToolCallRequest, content_items, tool_call_response};
 use crate::events::{
@@ -100,99 +101,21 @@ impl TurnDriver for Driver {
 
     const HARNESS: &'static str = "codex";
 
-    /// Handles one inbound message; returns the Turn when codex completed it.
+    /// Handles one inbound message; returns the Turn when codex completed it. Each one but a
+    /// streaming delta is a span (`codex.request` or `codex.notification`) in the Turn's trace.
     async fn handle(&mut self, message: Inbound, out: &mut Vec<AdapterEvent>) -> Option<Value> {
-        match message {
-            Inbound::Request { id, method, params } => {
-                self.request(id, &method, &params, out).await;
-                None
+        let span = match &message {
+            Inbound::Request { method, id, .. } => {
+                tracing::info_span!("codex.request", rpc.method = %method, rpc.jsonrpc.request_id = %id)
             }
-            Inbound::Notification { method, mut params } => {
-                let thread = params.get("threadId").and_then(Value::as_str);
-                if thread.is_some_and(|t| self.children.is_child(t)) {
-                    self.child_notification(&method, &params, out);
-                    return None;
-                }
-                if method == "thread/started" {
-                    self.children.thread_started(&params, out);
-                    return None;
-                }
-                if method == "turn/completed" {
-                    let turn = params.get_mut("turn").map(Value::take)?;
-                    let ours = turn.get("id").and_then(Value::as_str) == Some(&self.ids.turn_id);
-                    return ours.then_some(turn);
-                }
-                if method == "serverRequest/resolved" {
-                    if let Some(r) = params.get("requestId") {
-                        self.children.forget_call(r);
-                    }
-                    out.extend(
-                        params
-                            .get("requestId")
-                            .and_then(|r| observe_resolved(&mut self.calls, r))
-                            .map(CallChange::into_event),
-                    );
-                    return None;
-                }
-                // Everything else we use is scoped to a Turn.
-                if params.get("turnId").and_then(Value::as_str) != Some(&self.ids.turn_id) {
-                    return None;
-                }
-                match method.as_str() {
-                    "item/started" => {
-                        if let Some(item) = params.get("item") {
-                            self.messages.started(item, out);
-                            match item_type(item) {
-                                Some("webSearch") => {
-                                    out.push(web_search(item, WebSearchStatus::InProgress))
-                                }
-                                // A native command opens its Item when it starts running.
-                                Some("commandExecution") => out.extend(command_execution(item)),
-                                Some("collabAgentToolCall") => {
-                                    self.children.collab(item, out);
-                                }
-                                _ => {}
-                            }
-                            out.extend(crate::mcp::observation(item));
-                        }
-                    }
-                    "item/agentMessage/delta" => self.messages.delta(&params, out),
-                    "item/completed" => {
-                        if let Some(item) = params.get("item") {
-                            match item_type(item) {
-                                Some("agentMessage") => self.messages.completed(item, out),
-                                Some("dynamicToolCall") => {
-                                    if let Some(change) = observe_completed(&mut self.calls, item) {
-                                        out.push(change.into_event());
-                                    }
-                                }
-                                Some("collabAgentToolCall") => {
-                                    for request in self.children.collab(item, out) {
-                                        out.extend(
-                                            self.calls
-                                                .abandon_pending(|r| r == &request)
-                                                .map(CallChange::into_event),
-                                        );
-                                    }
-                                    for thread in Children::spawned(item) {
-                                        self.name_child(&thread, out).await;
-                                    }
-                                }
-                                _ => out.extend(completed_observation(item)),
-                            }
-                        }
-                    }
-                    "thread/tokenUsage/updated" => {
-                        out.extend(self.usage.update(&params).map(AdapterEvent::Usage))
-                    }
-                    "error" if params.get("willRetry").and_then(Value::as_bool) == Some(false) => {
-                        self.last_error = params.get("error").cloned();
-                    }
-                    _ => {}
-                }
-                None
+            Inbound::Notification { method, .. }
+                if !method.to_ascii_lowercase().ends_with("delta") =>
+            {
+                tracing::info_span!("codex.notification", rpc.method = %method)
             }
-        }
+            Inbound::Notification { .. } => tracing::Span::none(),
+        };
+        self.handle_message(message, out).instrument(span).await
     }
 
     async fn submit(
@@ -292,6 +215,103 @@ impl TurnDriver for Driver {
 }
 
 impl Driver {
+    async fn handle_message(
+        &mut self,
+        message: Inbound,
+        out: &mut Vec<AdapterEvent>,
+    ) -> Option<Value> {
+        match message {
+            Inbound::Request { id, method, params } => {
+                self.request(id, &method, &params, out).await;
+                None
+            }
+            Inbound::Notification { method, mut params } => {
+                let thread = params.get("threadId").and_then(Value::as_str);
+                if thread.is_some_and(|t| self.children.is_child(t)) {
+                    self.child_notification(&method, &params, out);
+                    return None;
+                }
+                if method == "thread/started" {
+                    self.children.thread_started(&params, out);
+                    return None;
+                }
+                if method == "turn/completed" {
+                    let turn = params.get_mut("turn").map(Value::take)?;
+                    let ours = turn.get("id").and_then(Value::as_str) == Some(&self.ids.turn_id);
+                    return ours.then_some(turn);
+                }
+                if method == "serverRequest/resolved" {
+                    if let Some(r) = params.get("requestId") {
+                        self.children.forget_call(r);
+                    }
+                    out.extend(
+                        params
+                            .get("requestId")
+                            .and_then(|r| observe_resolved(&mut self.calls, r))
+                            .map(CallChange::into_event),
+                    );
+                    return None;
+                }
+                // Everything else we use is scoped to a Turn.
+                if params.get("turnId").and_then(Value::as_str) != Some(&self.ids.turn_id) {
+                    return None;
+                }
+                match method.as_str() {
+                    "item/started" => {
+                        if let Some(item) = params.get("item") {
+                            self.messages.started(item, out);
+                            match item_type(item) {
+                                Some("webSearch") => {
+                                    out.push(web_search(item, WebSearchStatus::InProgress))
+                                }
+                                // A native command opens its Item when it starts running.
+                                Some("commandExecution") => out.extend(command_execution(item)),
+                                Some("collabAgentToolCall") => {
+                                    self.children.collab(item, out);
+                                }
+                                _ => {}
+                            }
+                            out.extend(crate::mcp::observation(item));
+                        }
+                    }
+                    "item/agentMessage/delta" => self.messages.delta(&params, out),
+                    "item/completed" => {
+                        if let Some(item) = params.get("item") {
+                            match item_type(item) {
+                                Some("agentMessage") => self.messages.completed(item, out),
+                                Some("dynamicToolCall") => {
+                                    if let Some(change) = observe_completed(&mut self.calls, item) {
+                                        out.push(change.into_event());
+                                    }
+                                }
+                                Some("collabAgentToolCall") => {
+                                    for request in self.children.collab(item, out) {
+                                        out.extend(
+                                            self.calls
+                                                .abandon_pending(|r| r == &request)
+                                                .map(CallChange::into_event),
+                                        );
+                                    }
+                                    for thread in Children::spawned(item) {
+                                        self.name_child(&thread, out).await;
+                                    }
+                                }
+                                _ => out.extend(completed_observation(item)),
+                            }
+                        }
+                    }
+                    "thread/tokenUsage/updated" => {
+                        out.extend(self.usage.update(&params).map(AdapterEvent::Usage))
+                    }
+                    "error" if params.get("willRetry").and_then(Value::as_bool) == Some(false) => {
+                        self.last_error = params.get("error").cloned();
+                    }
+                    _ => {}
+                }
+                None
+            }
+        }
+    }
     /// A spawned child's nickname is on its thread only (the app-server sends no
     /// `thread/started` for it): read once, when the spawn completes.
     async fn name_child(&mut self, thread: &str, out: &mut Vec<AdapterEvent>) {

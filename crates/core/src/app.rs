@@ -50,6 +50,7 @@ pub fn router(state: Arc<AppState>) -> Router {
         // Outermost but the request ID: every answer is counted, the edge's refusals too.
         .layer(from_fn(crate::metrics::track_http))
         .layer(from_fn(edge::request_id))
+        .layer(from_fn(crate::trace_context::request_span))
         .with_state(state)
 }
 

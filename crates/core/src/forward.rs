@@ -143,10 +143,15 @@ async fn relay(
     let prefix = if path.starts_with("/v1/") { "" } else { "/v1" };
     let url = format!("{}{prefix}{path}", address.trim_end_matches('/'));
     let mut out = replica.client.request(parts.method.clone(), url);
+    // The holder's request span is a child of this one (the caller's parent is ours already).
+    let traceparent = switchboard_telemetry::traceparent(&tracing::Span::current());
     for (name, value) in &parts.headers {
-        if !hop_by_hop(name) {
+        if !hop_by_hop(name) && (traceparent.is_none() || name != "traceparent") {
             out = out.header(name, value);
         }
+    }
+    if let Some(traceparent) = traceparent {
+        out = out.header("traceparent", traceparent);
     }
     let out = out.header(FORWARDED, replica.id.as_str()).body(body);
     let answer = match out.send().await {

@@ -24,6 +24,7 @@ pub mod secrets;
 pub mod session;
 pub mod state;
 mod sync;
+pub mod trace_context;
 pub mod vaults;
 pub mod writable;
 

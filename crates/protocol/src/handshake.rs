@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 /// 1.3.0: the `workspace_structured_output` capability; Subagents (`execution_controls.subagents`,
 /// the `subagent_*` and `coordination_call` frames); the configuration's `mcp_stdio_servers` and
 /// `mcp_environment_servers` (a 1.2.0 Runtime would drop them unseen). 1.4.0: the `queued`
-/// preparation state (a 1.3.0 Core would refuse it as undecodable).
-pub const PROTOCOL_VERSION: &str = "1.4.0";
+/// preparation state (a 1.3.0 Core would refuse it as undecodable). 1.5.0: `execution_start`'s
+/// optional `traceparent` (a 1.4.0 Runtime denies the unknown member).
+pub const PROTOCOL_VERSION: &str = "1.5.0";
 
 /// Runtime → Core, first frame of a connection.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -139,6 +139,10 @@ pub struct ExecutionStart {
     pub turn_id: String,
     /// The user message, as ordered parts.
     pub input: Vec<InputPart>,
+    /// The W3C `traceparent` of Core's dispatch span (1.5.0): the Runtime's spans of this Turn
+    /// join Core's trace under it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traceparent: Option<String>,
 }
 
 /// Release a prepared Session (its executor may be dropped). Frame id: the Session ID.

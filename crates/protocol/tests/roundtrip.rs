@@ -86,6 +86,7 @@ fn core_messages() -> Vec<CoreToRuntime> {
             session_id: "s1".into(),
             run_id: "r1".into(),
             turn_id: "t1".into(),
+            traceparent: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into()),
             input: vec![
                 InputPart::InputText { text: "hi".into() },
                 InputPart::InputImage {

@@ -267,6 +267,7 @@ fn core_to_runtime() -> Vec<Envelope<CoreToRuntime>> {
                 session_id: "sesn_1".into(),
                 run_id: "run_1".into(),
                 turn_id: "turn_1".into(),
+                traceparent: Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into()),
                 input: vec![text("Hello"), image()],
             }
             .into(),

@@ -28,6 +28,7 @@ use switchboard_protocol::{
     AdapterError, AdapterEvent, CoreToRuntime, PrepareRequest, Receipt, RuntimeToCore, TurnRequest,
 };
 use tokio::sync::{broadcast, mpsc};
+use tracing::Instrument;
 
 use crate::mcp_gateway::{McpGateway, WithGateway};
 use crate::registry::Registry;
@@ -91,6 +92,8 @@ struct Loop {
     relays: Mutex<HashMap<String, Forwarder>>,
     /// Permits to start a harness process (`RuntimeOptions::max_concurrent_launches`).
     launches: Arc<tokio::sync::Semaphore>,
+    /// Each running Run's span, for the frames that act on it (a function result).
+    run_spans: Mutex<HashMap<String, tracing::Span>>,
 }
 
 /// Serves frames until `inbound` closes, then ends every Session's native process.
@@ -118,6 +121,7 @@ pub async fn serve_frames(
         beating: tokio::sync::Mutex::new(()),
         workspaces,
         relays: Mutex::new(HashMap::new()),
+        run_spans: Mutex::new(HashMap::new()),
     });
     loop {
         tokio::select! {
@@ -162,7 +166,14 @@ impl Loop {
             }
             CoreToRuntime::ExecutionStart(s) => self.start(id, s),
             CoreToRuntime::FunctionResult(r) => {
-                tokio::spawn(async move { self.function_result(id, r).await });
+                let span = tracing::info_span!(
+                    parent: &self.run_span(id.as_deref()),
+                    "runtime.function_result",
+                    call.id = %r.call_id,
+                    delivery.id = %r.delivery_id,
+                    receipt.applied = tracing::field::Empty,
+                );
+                tokio::spawn(async move { self.function_result(id, r).await }.instrument(span));
             }
             CoreToRuntime::PromptSteer(s) => {
                 tokio::spawn(async move { self.steer(id, s).await });
@@ -479,76 +490,105 @@ impl Loop {
         };
         // Queued now, before any later frame is read, so a cancel that follows finds it.
         self.sessions.enqueue(&run_id);
-        tokio::spawn(async move {
-            let executor = match self.sessions.admit(&start.session_id, &run_id).await {
-                Admission::Granted(executor) => executor,
-                Admission::Gone => {
-                    self.sessions.run_finished(&run_id);
-                    let error = (
-                        "session_not_prepared",
-                        "the Session is not prepared on this Runtime",
-                    );
-                    return self.fail_run(&run_id, error.0, error.1).await;
-                }
-                Admission::Cancelled => {
-                    self.sessions.run_finished(&run_id);
-                    // The same settlement as a cancelled running Turn: `done{cancelled}`.
-                    let cancelled = AdapterEvent::Cancelled { usage: None };
-                    for message in cancelled.into_messages() {
+        // Under Core's dispatch span when the frame names it: the Turn's one trace.
+        let span = tracing::info_span!(
+            parent: None,
+            "runtime.turn",
+            session.id = %start.session_id,
+            turn.id = %start.turn_id,
+            run.id = %run_id,
+        );
+        if let Some(parent) = &start.traceparent {
+            switchboard_telemetry::adopt(&span, parent, None);
+        }
+        self.run_spans_held().insert(run_id.clone(), span.clone());
+        tokio::spawn(
+            async move {
+                let executor = match self.sessions.admit(&start.session_id, &run_id).await {
+                    Admission::Granted(executor) => executor,
+                    Admission::Gone => {
+                        self.sessions.run_finished(&run_id);
+                        let error = (
+                            "session_not_prepared",
+                            "the Session is not prepared on this Runtime",
+                        );
+                        return self.fail_run(&run_id, error.0, error.1).await;
+                    }
+                    Admission::Cancelled => {
+                        self.sessions.run_finished(&run_id);
+                        // The same settlement as a cancelled running Turn: `done{cancelled}`.
+                        let cancelled = AdapterEvent::Cancelled { usage: None };
+                        for message in cancelled.into_messages() {
+                            self.send(Some(run_id.clone()), message).await;
+                        }
+                        return;
+                    }
+                };
+                // An evicted Session's process is relaunched inside `start_turn` (the native
+                // resume: codex `thread/resume`, claude `--resume`, ACP `session/load`), so that
+                // start waits for a launch permit like a preparation does; the wait is reported as
+                // a wait for a slot is (`Notice::Queued`; Core bounds no started Turn's wait).
+                let launch = if executor.is_resident() {
+                    None
+                } else {
+                    if let Some(harness) = self.sessions.harness(&start.session_id) {
+                        metrics::counter!(crate::metrics::HARNESS_RESUMES, "harness" => harness)
+                            .increment(1);
+                    }
+                    let (permit, _) = self
+                        .launch_permit(async { self.sessions.report_queued(&run_id) })
+                        .await;
+                    permit
+                };
+                let turn = executor
+                    .start_turn(TurnRequest {
+                        run_id: run_id.clone(),
+                        turn_id: start.turn_id,
+                        input: start.input,
+                    })
+                    .await;
+                drop(launch);
+                // A relaunch (or a crash at start) changed what is resident.
+                self.sessions.report_processes();
+                let mut turn = match turn {
+                    Ok(turn) => turn,
+                    Err(error) => {
+                        self.sessions.run_finished(&run_id);
+                        self.sessions.turn_ended(&start.session_id);
+                        return self
+                            .fail_run(&run_id, error.code(), &error.to_string())
+                            .await;
+                    }
+                };
+                let _ = publish.send(Some(turn.control.clone()));
+                while let Some(event) = turn.events.recv().await {
+                    let terminal = event.is_terminal();
+                    for message in event.into_messages() {
                         self.send(Some(run_id.clone()), message).await;
                     }
-                    return;
+                    if terminal {
+                        break;
+                    }
                 }
-            };
-            // An evicted Session's process is relaunched inside `start_turn` (the native
-            // resume: codex `thread/resume`, claude `--resume`, ACP `session/load`), so that
-            // start waits for a launch permit like a preparation does; the wait is reported as
-            // a wait for a slot is (`Notice::Queued`; Core bounds no started Turn's wait).
-            let launch = if executor.is_resident() {
-                None
-            } else {
-                if let Some(harness) = self.sessions.harness(&start.session_id) {
-                    metrics::counter!(crate::metrics::HARNESS_RESUMES, "harness" => harness)
-                        .increment(1);
-                }
-                let (permit, _) = self
-                    .launch_permit(async { self.sessions.report_queued(&run_id) })
-                    .await;
-                permit
-            };
-            let turn = executor
-                .start_turn(TurnRequest {
-                    run_id: run_id.clone(),
-                    turn_id: start.turn_id,
-                    input: start.input,
-                })
-                .await;
-            drop(launch);
-            // A relaunch (or a crash at start) changed what is resident.
-            self.sessions.report_processes();
-            let mut turn = match turn {
-                Ok(turn) => turn,
-                Err(error) => {
-                    self.sessions.run_finished(&run_id);
-                    self.sessions.turn_ended(&start.session_id);
-                    return self
-                        .fail_run(&run_id, error.code(), &error.to_string())
-                        .await;
-                }
-            };
-            let _ = publish.send(Some(turn.control.clone()));
-            while let Some(event) = turn.events.recv().await {
-                let terminal = event.is_terminal();
-                for message in event.into_messages() {
-                    self.send(Some(run_id.clone()), message).await;
-                }
-                if terminal {
-                    break;
-                }
+                self.sessions.run_finished(&run_id);
+                self.sessions.turn_ended(&start.session_id);
+                self.run_spans_held().remove(&run_id);
             }
-            self.sessions.run_finished(&run_id);
-            self.sessions.turn_ended(&start.session_id);
-        });
+            .instrument(span),
+        );
+    }
+
+    fn run_spans_held(&self) -> std::sync::MutexGuard<'_, HashMap<String, tracing::Span>> {
+        self.run_spans
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The span of the Run a frame names (none when it is not running here).
+    fn run_span(&self, run_id: Option<&str>) -> tracing::Span {
+        run_id
+            .and_then(|id| self.run_spans_held().get(id).cloned())
+            .unwrap_or_else(tracing::Span::none)
     }
 
     /// A Turn that never started still ends like any failed Turn: `error`, then `done`.
@@ -582,6 +622,8 @@ impl Loop {
                 "no Turn of this Run is running on this Runtime",
             ),
         };
+        let applied = matches!(receipt, Receipt::Confirmed);
+        tracing::Span::current().record("receipt.applied", applied);
         self.send(id, receipt.into_ack(result.delivery_id).into())
             .await;
     }

@@ -36,6 +36,7 @@ async fn function_call_turn_runs_through_frames() {
         session_id: "sess_1".into(),
         run_id: "run_1".into(),
         turn_id: "turn_1".into(),
+        traceparent: None,
         input: vec![InputPart::InputText {
             text: "Weather in Paris?".into(),
         }],

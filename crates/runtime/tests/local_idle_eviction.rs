@@ -19,6 +19,7 @@ fn start(run: &str, text: &str) -> ExecutionStart {
         session_id: "sess_1".into(),
         run_id: run.into(),
         turn_id: format!("turn_{run}"),
+        traceparent: None,
         input: vec![InputPart::InputText { text: text.into() }],
     }
 }

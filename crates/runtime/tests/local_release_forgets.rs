@@ -52,6 +52,7 @@ async fn releasing_an_evicted_session_removes_its_state_dir() {
         session_id: "sess_1".into(),
         run_id: "run_1".into(),
         turn_id: "turn_1".into(),
+        traceparent: None,
         input: vec![InputPart::InputText {
             text: format!("remember {MARKER}"),
         }],

@@ -45,6 +45,7 @@ async fn text_turn_runs_through_frames() {
         session_id: "sess_1".into(),
         run_id: "run_1".into(),
         turn_id: "turn_1".into(),
+        traceparent: None,
         input: vec![InputPart::InputText {
             text: "Say hello".into(),
         }],

@@ -52,6 +52,7 @@ async fn a_codex_command_writes_the_managed_workspace_without_network() {
         session_id: "sess_turn".into(),
         run_id: "run_1".into(),
         turn_id: "turn_1".into(),
+        traceparent: None,
         input: vec![InputPart::InputText {
             text: "Make the file".into(),
         }],

@@ -19,6 +19,7 @@ pub mod sqlite;
 pub mod subagents;
 #[cfg(feature = "test-support")]
 pub mod test_support;
+pub mod traces;
 pub mod vaults;
 pub mod writer;
 
@@ -36,6 +37,7 @@ pub use sessions::{
 };
 pub use sqlite::SqliteStore;
 pub use subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
+pub use traces::TraceRecord;
 pub use vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
 
 /// A store failure. Callers map it to a 500 (or 503) at the HTTP edge; details are logged only.
@@ -190,6 +192,16 @@ pub trait Store: VaultStore + SubagentStore + Send + Sync + 'static {
         session_id: &str,
         q: &PageQuery,
     ) -> Result<Page<TurnRecord>>;
+    /// Appends one OTLP JSON document of a root Turn's finished spans to its trace; nothing
+    /// when that Turn of that Session is not stored (or was deleted with it).
+    async fn append_trace(&self, session_id: &str, turn_id: &str, otlp: &str) -> Result<()>;
+    /// A Session's traces in its Project, one per root Turn that has spans, in Turn order.
+    async fn list_traces(
+        &self,
+        project: &str,
+        session_id: &str,
+        q: &PageQuery,
+    ) -> Result<Page<TraceRecord>>;
     /// Items of a Session, or of one of its Turns.
     async fn list_items(
         &self,

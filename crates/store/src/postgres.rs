@@ -41,7 +41,7 @@ const ATTEMPTS: usize = 5;
 /// The tables a Session delete leaves dead rows in, vacuumed after it.
 const VACUUM_SESSION_TABLES: &str = "VACUUM sessions, turns, items, calls, idempotency, \
      subagents, subagent_turns, subagent_items, environments, session_create_keys, \
-     session_deletions, session_events";
+     session_deletions, session_events, session_traces";
 
 #[derive(Clone)]
 pub struct PgStore {
@@ -269,6 +269,15 @@ fn environment(row: &PgRow) -> EnvironmentRecord {
         enrollment_digest: row.get("enrollment_digest"),
         credential_digest: row.get("credential_digest"),
         doc: row.get("doc"),
+    }
+}
+
+fn trace(row: &PgRow) -> crate::TraceRecord {
+    crate::TraceRecord {
+        id: row.get("id"),
+        session_id: row.get("session_id"),
+        turn_doc: row.get("turn_doc"),
+        spans: row.get("spans"),
     }
 }
 
@@ -676,6 +685,26 @@ impl Store for PgStore {
             row: turn,
         };
         page(&self.pool, l, q).await
+    }
+
+    async fn append_trace(&self, session_id: &str, turn_id: &str, otlp: &str) -> Result<()> {
+        self.write_all(vec![crate::traces::append(session_id, turn_id, otlp)])
+            .await
+            .map(drop)
+    }
+
+    async fn list_traces(
+        &self,
+        project: &str,
+        session_id: &str,
+        q: &PageQuery,
+    ) -> Result<Page<crate::TraceRecord>> {
+        page(
+            &self.pool,
+            crate::traces::listing(project, session_id, trace),
+            q,
+        )
+        .await
     }
 
     async fn list_items(

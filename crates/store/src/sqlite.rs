@@ -199,6 +199,15 @@ fn environment(row: &SqliteRow) -> EnvironmentRecord {
 /// An existing row keeps its digests: they change only through the conditional enrollment
 /// writes (`exchange_enrollment`, `set_enrollment_digest`), so a document update that read
 /// the row before an exchange can never undo it. A row of another Project is left alone.
+fn trace(row: &SqliteRow) -> crate::TraceRecord {
+    crate::TraceRecord {
+        id: row.get("id"),
+        session_id: row.get("session_id"),
+        turn_doc: row.get("turn_doc"),
+        spans: row.get("spans"),
+    }
+}
+
 fn turn(row: &SqliteRow) -> TurnRecord {
     TurnRecord {
         id: row.get("id"),
@@ -605,6 +614,21 @@ impl Store for SqliteStore {
             q,
         )
         .await
+    }
+
+    async fn append_trace(&self, session_id: &str, turn_id: &str, otlp: &str) -> Result<()> {
+        self.write_all(vec![crate::traces::append(session_id, turn_id, otlp)])
+            .await
+    }
+
+    async fn list_traces(
+        &self,
+        project: &str,
+        session_id: &str,
+        q: &PageQuery,
+    ) -> Result<Page<crate::TraceRecord>> {
+        self.page(crate::traces::listing(project, session_id, trace), q)
+            .await
     }
 
     async fn list_items(

@@ -12,6 +12,7 @@ mod paths;
 mod projects;
 mod runtime;
 mod serve;
+mod traces;
 
 use clap::{Parser, Subcommand};
 
@@ -58,21 +59,38 @@ enum Command {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+
+    let cli = Cli::parse();
+    // `serve` traces its Turns (for `sessions.traces`, and OTLP with `--otlp-endpoint`); a
+    // remote Runtime exports its side of them with its own `--otlp-endpoint`.
+    let telemetry = match &cli.command {
+        Command::Serve(a) => Some(a.otlp_endpoint.as_deref()),
+        Command::Runtime(a) => a.otlp_endpoint.as_deref().map(Some),
+        _ => None,
+    }
+    .map(switchboard_telemetry::Telemetry::new)
+    .transpose()?;
+    let log = tracing_subscriber::fmt::layer()
+        .with_writer(std::io::stderr)
+        .with_filter(
             tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
                 // `switchboard=info`: the binary's own few lines (a harness install ending).
                 .unwrap_or_else(|_| "warn,switchboard=info".into()),
-        )
-        .with_writer(std::io::stderr)
+        );
+    tracing_subscriber::registry()
+        .with(log)
+        .with(telemetry.as_ref().map(|t| t.layer()))
         .init();
-    let cli = Cli::parse();
+    let turn_spans = telemetry.as_ref().map(|t| t.turns().clone());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    rt.block_on(async move {
+    let result = rt.block_on(async move {
         match cli.command {
-            Command::Serve(a) => serve::run(*a).await,
+            Command::Serve(a) => serve::run(*a, turn_spans).await,
             Command::Keys(a) => keys::run(a).await,
             Command::Projects(a) => projects::run(a).await,
             Command::MockModel(mut a) => {
@@ -88,5 +106,10 @@ fn main() -> anyhow::Result<()> {
                 std::process::exit(code)
             }
         }
-    })
+    });
+    // Outside the runtime: the exporter's last batch is sent with a blocking client.
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown();
+    }
+    result
 }

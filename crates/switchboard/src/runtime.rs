@@ -64,6 +64,10 @@ pub struct RuntimeArgs {
     /// / 128 MB, between 4 and 1024.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_live_harnesses: Option<u64>,
+    /// An OpenTelemetry collector's OTLP/HTTP base URL: this Runtime's spans of each Turn
+    /// (children of Core's, by `execution_start`'s `traceparent`) are exported to `URL/v1/traces`.
+    #[arg(long, env = "SWITCHBOARD_OTLP_ENDPOINT", value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
 }
 
 /// What this Runtime presents to Core.

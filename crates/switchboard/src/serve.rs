@@ -136,6 +136,11 @@ pub struct ServeArgs {
     /// only the scraper reaches; `127.0.0.1:0` picks a free port).
     #[arg(long, value_name = "ADDR")]
     pub metrics_listen: Option<SocketAddr>,
+    /// An OpenTelemetry collector's OTLP/HTTP base URL (`http://127.0.0.1:4318`): every
+    /// request's and Turn's spans are exported to `URL/v1/traces` (JSON bodies). Unset, nothing
+    /// is exported.
+    #[arg(long, env = "SWITCHBOARD_OTLP_ENDPOINT", value_name = "URL")]
+    pub otlp_endpoint: Option<String>,
 }
 
 /// How long open connections get to finish their request in flight once serving stops.
@@ -176,7 +181,10 @@ pub async fn open_store(data_dir: &std::path::Path) -> anyhow::Result<SqliteStor
         .context("opening the embedded store")
 }
 
-pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
+pub async fn run(
+    mut args: ServeArgs,
+    turn_spans: Option<switchboard_telemetry::TurnSpans>,
+) -> anyhow::Result<()> {
     args.data_dir = crate::paths::absolute(&args.data_dir)?;
     std::fs::create_dir_all(&args.data_dir)
         .with_context(|| format!("creating {}", args.data_dir.display()))?;
@@ -187,6 +195,9 @@ pub async fn run(mut args: ServeArgs) -> anyhow::Result<()> {
     };
     let store =
         crate::database::open(&args.data_dir, args.database_url.as_deref(), &secrets).await?;
+    if let Some(turn_spans) = &turn_spans {
+        turn_spans.attach(Arc::new(crate::traces::StoreTraces(store.clone())));
+    }
     let wanted = std::env::var("SWITCHBOARD_API_KEY")
         .ok()
         .filter(|s| !s.is_empty());

@@ -1,5 +1,5 @@
 //! `/v1/agents/sessions`: create, retrieve, update, list and delete Sessions, their input
-//! events and live event stream, Turns and Items.
+//! events and live event stream, Turns, Items and traces.
 //!
 //! Handlers stay thin: they gate the body, call the Session engine ([`crate::session`]), and
 //! render. Reads of history (Turns, Items, lists) come from the store, which every change is
@@ -40,6 +40,7 @@ pub fn routes() -> Router<Arc<AppState>> {
         )
         .route("/agents/sessions/{session_id}/items", get(list_items))
         .route("/agents/sessions/{session_id}/turns", get(list_turns))
+        .route("/agents/sessions/{session_id}/traces", get(list_traces))
         .route(
             "/agents/sessions/{session_id}/turns/{turn_id}",
             get(retrieve_turn),
@@ -183,6 +184,51 @@ async fn list_turns(
     let rows = unknown_cursor_is_empty(state.store.list_turns(&project, &id, &page).await)?;
     let data = parse_stored(rows.data.into_iter().map(|r| r.doc))?;
     Ok(page_response(data, rows.has_more))
+}
+
+/// At most this much OTLP JSON in one page of traces (agents-api-wire §2).
+const TRACES_PAGE_LIMIT: usize = 16 << 20;
+
+/// `agent.session.trace` objects: one per root Turn whose spans have been stored (a running
+/// Turn's appear once it ends), `otlp` its spans as one `ExportTraceServiceRequest`.
+async fn list_traces(
+    State(state): State<Arc<AppState>>,
+    Project(project): Project,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> ApiResult<Response> {
+    let page = page_query(&q)?;
+    require_session(&state, &project, &id).await?;
+    let rows = unknown_cursor_is_empty(state.store.list_traces(&project, &id, &page).await)?;
+    if rows.data.iter().map(|r| r.spans.len()).sum::<usize>() > TRACES_PAGE_LIMIT {
+        return Err(Failure(ApiError::invalid_body(
+            "The traces of this page exceed 16 MiB; request fewer with a smaller `limit`.",
+        )));
+    }
+    let data = rows
+        .data
+        .into_iter()
+        .map(session_trace)
+        .collect::<ApiResult<Vec<_>>>()?;
+    Ok(page_response(data, rows.has_more))
+}
+
+/// One stored trace as the API shows it: its batches' `resourceSpans` joined in one document.
+fn session_trace(rec: switchboard_store::TraceRecord) -> ApiResult<Value> {
+    let turn = parse_stored(std::iter::once(rec.turn_doc))?.remove(0);
+    let mut resource_spans = Vec::new();
+    for batch in parse_stored(rec.spans.lines().map(str::to_owned))? {
+        if let Some(Value::Array(spans)) = batch.get("resourceSpans") {
+            resource_spans.extend(spans.iter().cloned());
+        }
+    }
+    Ok(json!({
+        "id": rec.id,
+        "object": "agent.session.trace",
+        "session_id": rec.session_id,
+        "created_at": turn["created_at"],
+        "otlp": { "resourceSpans": resource_spans },
+    }))
 }
 
 async fn retrieve_turn(

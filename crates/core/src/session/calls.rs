@@ -50,6 +50,16 @@ pub fn register(tx: &mut Tx, call: FunctionCall) {
         child_turn_id: None,
     };
     turn.calls.push((call.call_id.clone(), doc.clone()));
+    // Open until the call's result applies (or the Turn ends).
+    let span = tracing::info_span!(
+        parent: &turn.span,
+        "function_call",
+        session.id = %sid,
+        turn.id = %tid,
+        call.id = %call.call_id,
+        function.name = %call.name,
+    );
+    turn.call_spans.insert(call.call_id.clone(), span);
     tx.put_call(&tid, &call.call_id, &doc);
     let item_id = new_id(IdKind::Item);
     let item = |status| {
@@ -204,6 +214,7 @@ pub fn admit(
             Err(SessionError::Conflict(DIFFERENT_RESULT))
         };
     }
+    let sid = tx.id().to_owned();
     let cancelling = tx.active().is_some_and(|t| t.cancel_requested);
     // Only a pending call of the active Turn takes a result, so both lookups below succeed.
     let turn = tx.active().filter(|_| call.active && !cancelling);
@@ -226,6 +237,20 @@ pub fn admit(
     let doc = doc.clone();
     turn.deliveries
         .insert(delivery_id.clone(), event.call_id.clone());
+    // In the Turn's trace, under its call; linked to the request that posted it.
+    if let Some(call_span) = turn.call_spans.get(&event.call_id) {
+        let span = tracing::info_span!(
+            parent: call_span,
+            "function_call.result",
+            session.id = %sid,
+            turn.id = %tid,
+            call.id = %event.call_id,
+            delivery.id = %delivery_id,
+            success = event.success,
+        );
+        span.follows_from(tracing::Span::current());
+        span.in_scope(|| {});
+    }
     tx.put_call(&tid, &event.call_id, &doc);
     let result = FunctionResult {
         delivery_id,
@@ -268,6 +293,18 @@ pub fn receipt(tx: &mut Tx, ack: InteractionDecisionAck) {
     let Some(call_id) = turn.deliveries.get(&ack.delivery_id).cloned() else {
         return;
     };
+    if let Some(call_span) = turn.call_spans.get(&call_id) {
+        tracing::info_span!(
+            parent: call_span,
+            "function_call.receipt",
+            turn.id = %turn.turn.id,
+            call.id = %call_id,
+            delivery.id = %ack.delivery_id,
+            receipt.applied = ack.applied,
+            error.code = ack.error_code.as_deref(),
+        )
+        .in_scope(|| {});
+    }
     match ack.error_code.as_deref() {
         _ if ack.applied => applied(tx, &call_id),
         // Outcome unknown so far: the action stays until native application (a later
@@ -297,6 +334,7 @@ pub fn abandon(tx: &mut Tx, call_id: &str) {
     if let Some(delivery) = delivery {
         turn.deliveries.remove(&delivery);
     }
+    turn.call_spans.remove(call_id);
     tx.put_call(&tid, call_id, &doc);
     tx.refresh_status();
 }
@@ -318,6 +356,7 @@ pub fn applied(tx: &mut Tx, call_id: &str) {
     if let Some(delivery) = delivery {
         turn.deliveries.remove(&delivery);
     }
+    turn.call_spans.remove(call_id);
     tx.put_call(&tid, call_id, &doc);
     let output = |turn_id: &str| {
         function_call_output_item(

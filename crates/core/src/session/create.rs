@@ -66,6 +66,7 @@ pub struct Created {
 
 /// Admits and creates a Session. `default_harness` runs it when neither the request nor its
 /// Agent selects one.
+#[tracing::instrument(name = "session.admission", skip_all, fields(session.id = tracing::field::Empty))]
 pub async fn create(
     engine: &Arc<Engine>,
     project: &str,
@@ -106,6 +107,7 @@ pub async fn create(
     .await?;
 
     let session_id = new_id(IdKind::Session);
+    tracing::Span::current().record("session.id", session_id.as_str());
     let now = unix_now();
     let workspace = super::workspace::admit(engine, project, &req, &session_id, now).await?;
     let placement = req.environment.placement();

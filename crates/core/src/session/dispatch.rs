@@ -10,6 +10,7 @@ use switchboard_protocol::messages::{
 use switchboard_protocol::workspace::WorkspacePlacement;
 use switchboard_store::StoreError;
 use switchboard_wire::ids::{IdKind, new_id};
+use tracing::Instrument;
 
 use super::configuration::snapshot;
 use super::engine::Engine;
@@ -36,7 +37,27 @@ impl Engine {
         Box::pin(self.drive_turn(id))
     }
 
+    /// One attempt runs in a `turn.dispatch` span under the Turn's; `execution_start` carries
+    /// its `traceparent`, so the Runtime's spans join the Turn's trace.
     async fn drive_turn(self: Arc<Self>, id: String) {
+        let span = match self.lock(&id).await {
+            Ok(guard) => guard.as_ref().and_then(|live| {
+                let turn = live.doc.active.as_ref().filter(|turn| !turn.started)?;
+                Some(tracing::info_span!(
+                    parent: &turn.span,
+                    "turn.dispatch",
+                    session.id = %id,
+                    turn.id = %turn.turn.id,
+                    harness = live.doc.harness.as_str(),
+                ))
+            }),
+            Err(_) => None,
+        };
+        let Some(span) = span else { return };
+        self.dispatch_turn(id).instrument(span).await
+    }
+
+    async fn dispatch_turn(self: Arc<Self>, id: String) {
         let Ok(mut guard) = self.lock(&id).await else {
             return;
         };
@@ -223,6 +244,7 @@ impl Engine {
             run_id: run_id.clone(),
             turn_id: turn.turn.id.clone(),
             input: turn.start_input.clone(),
+            traceparent: switchboard_telemetry::traceparent(&tracing::Span::current()),
         };
         let steers = std::mem::take(&mut turn.pending_steers);
         tx.touch();

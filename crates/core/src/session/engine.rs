@@ -265,7 +265,20 @@ impl Engine {
     }
 
     pub fn live_from(&self, rec: &SessionRecord) -> Result<Live, SessionError> {
-        let (meta, doc) = parse_record(rec)?;
+        let (meta, mut doc) = parse_record(rec)?;
+        // A Turn loaded from the store (after a restart, or from another replica) lost its span
+        // with the process: the rest of it is a trace of its own.
+        if let Some(turn) = doc.active.as_mut() {
+            turn.span = tracing::info_span!(
+                parent: None,
+                "turn",
+                session.id = %meta.id,
+                turn.id = %turn.turn.id,
+                harness = doc.harness.as_str(),
+                turn.status = tracing::field::Empty,
+                turn.resumed = true,
+            );
+        }
         let mut agent = doc.agent.clone();
         let provider = match agent.x_agents_core.model_provider.as_mut() {
             Some(p) => {

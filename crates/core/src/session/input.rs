@@ -6,6 +6,7 @@
 //! Admission is not application: an admitted result goes to the Runtime as `function_result`,
 //! and only its receipt (`interaction_decision_ack{applied}`) publishes the output Item.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::http::HeaderMap;
@@ -36,6 +37,7 @@ pub const EARLIER_INPUT_PENDING: &str = "Earlier input to this Session is still 
 /// `POST …/events`: 1–64 input events, admitted atomically into one commit. A retry with the
 /// same key and the same events is accepted again without applying anything; the same key
 /// with other events is a conflict.
+#[tracing::instrument(name = "session.admission", skip_all, fields(session.id = %id))]
 pub async fn post_events(
     engine: &Arc<Engine>,
     project: &str,
@@ -212,6 +214,16 @@ pub fn message(tx: &mut Tx, message: &InputMessage) -> Result<(), SessionError> 
         usage: None,
         engine_error: None,
         queued_at: Some(std::time::Instant::now()),
+        call_spans: HashMap::new(),
+        // Under the request that opened it (its admission span), so a client's `traceparent`
+        // names the whole Turn's trace.
+        span: tracing::info_span!(
+            "turn",
+            session.id = %sid,
+            turn.id = %tid,
+            harness = %tx.live.doc.harness.as_str(),
+            turn.status = tracing::field::Empty,
+        ),
     });
     tx.live.doc.error = None;
     tx.live.doc.last_active_at = now;

@@ -29,6 +29,17 @@ pub enum TurnStatus {
 }
 
 impl TurnStatus {
+    /// The wire name (`in_progress`), as spans carry it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnStatus::Queued => "queued",
+            TurnStatus::InProgress => "in_progress",
+            TurnStatus::Completed => "completed",
+            TurnStatus::Failed => "failed",
+            TurnStatus::Cancelled => "cancelled",
+        }
+    }
+
     pub fn is_terminal(self) -> bool {
         matches!(
             self,

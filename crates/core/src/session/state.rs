@@ -143,6 +143,13 @@ pub struct ActiveTurn {
     /// the store falls back to its `created_at`).
     #[serde(skip)]
     pub queued_at: Option<std::time::Instant>,
+    /// Each open call's span, by call ID (not stored: a restart ends the trace).
+    #[serde(skip)]
+    pub call_spans: HashMap<String, tracing::Span>,
+    /// The Turn's span ([`switchboard_telemetry::TURN_SPAN`]), open until the Turn is settled.
+    /// Last, so it ends after the call spans when the Turn is dropped.
+    #[serde(skip, default = "tracing::Span::none")]
+    pub span: tracing::Span,
 }
 
 impl ActiveTurn {

@@ -48,6 +48,16 @@ pub fn settle(
     };
     let tid = turn.turn.id.clone();
     let now = unix_now();
+    turn.span.record("turn.status", status.as_str());
+    tracing::info_span!(
+        parent: &turn.span,
+        "turn.terminal",
+        session.id = %sid,
+        turn.id = %tid,
+        turn.status = status.as_str(),
+        error.code = turn.engine_error.as_ref().map(|(code, _)| code.as_str()),
+    )
+    .in_scope(|| {});
 
     let mut unfinished: Vec<_> = turn.native.values().filter(|i| !i.done).cloned().collect();
     unfinished.sort_by_key(|i| i.output_index);

@@ -236,6 +236,7 @@ pub async fn start_run(runtime: &LocalRuntime, session_id: &str, run_id: &str, t
         session_id: session_id.into(),
         run_id: run_id.into(),
         turn_id: format!("turn_{run_id}"),
+        traceparent: None,
         input: vec![InputPart::InputText { text: text.into() }],
     };
     super::send(runtime, run_id, start).await;

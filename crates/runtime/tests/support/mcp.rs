@@ -161,6 +161,7 @@ pub async fn run(
         session_id: session_id.into(),
         run_id: run_id.into(),
         turn_id: format!("turn_{run_id}"),
+        traceparent: None,
         input: vec![InputPart::InputText { text: text.into() }],
     };
     send(runtime, run_id, start).await;

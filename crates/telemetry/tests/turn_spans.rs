@@ -1,0 +1,114 @@
+//! Each Turn's spans reach the sink as one batch when the Turn span ends, with everything under
+//! it (and nothing around it); a span of that Turn ending later comes alone; propagation round
+//! trips a `traceparent`.
+
+// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use switchboard_telemetry::{Telemetry, TurnSpanSink, adopt, traceparent};
+use tracing_subscriber::layer::SubscriberExt;
+
+type Kept = Arc<Mutex<Vec<(String, String, Value)>>>;
+
+struct Collect(Kept);
+
+impl TurnSpanSink for Collect {
+    fn keep(&self, session_id: String, turn_id: String, otlp: Value) -> BoxFuture<'static, ()> {
+        self.0.lock().unwrap().push((session_id, turn_id, otlp));
+        Box::pin(async {})
+    }
+}
+
+fn names(otlp: &Value) -> Vec<String> {
+    let mut out: Vec<String> = otlp["resourceSpans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["scopeSpans"].as_array().unwrap().iter())
+        .flat_map(|s| s["spans"].as_array().unwrap().iter())
+        .map(|s| s["name"].as_str().unwrap().to_owned())
+        .collect();
+    out.sort();
+    out
+}
+
+async fn batches(kept: &Kept, count: usize) -> Vec<(String, String, Value)> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let got = kept.lock().unwrap().clone();
+        if got.len() >= count {
+            return got;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "only {got:?}");
+        tokio::task::yield_now().await;
+    }
+}
+
+#[tokio::test]
+async fn a_turns_spans_are_one_batch_and_a_late_one_comes_alone() {
+    let telemetry = Telemetry::new(None).unwrap();
+    let kept = Kept::default();
+    telemetry.turns().attach(Arc::new(Collect(kept.clone())));
+    let _default =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(telemetry.layer()));
+
+    let request = tracing::info_span!(target: "switchboard_test", "http.request");
+    let turn = request.in_scope(
+        || tracing::info_span!(target: "switchboard_test", "turn", session.id = "s", turn.id = "t"),
+    );
+    let dispatch = tracing::info_span!(target: "switchboard_test", parent: &turn, "turn.dispatch");
+    let exchange =
+        tracing::info_span!(target: "switchboard_test", parent: &dispatch, "jsonrpc.request");
+    drop(exchange);
+    drop(dispatch);
+    // Not the Turn's: never handed over.
+    drop(request.in_scope(|| tracing::info_span!(target: "switchboard_test", "other")));
+    // Outside the filter (`switchboard*` targets): not traced at all.
+    drop(tracing::info_span!(target: "sqlx", "query", session.id = "s", turn.id = "t"));
+    drop(turn);
+    let late = tracing::info_span!(target: "switchboard_test", "runtime.turn", session.id = "s", turn.id = "t");
+    drop(late);
+    drop(request);
+
+    let got = batches(&kept, 2).await;
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!((got[0].0.as_str(), got[0].1.as_str()), ("s", "t"));
+    assert_eq!(
+        names(&got[0].2),
+        ["jsonrpc.request", "turn", "turn.dispatch"]
+    );
+    assert_eq!(names(&got[1].2), ["runtime.turn"]);
+}
+
+#[tokio::test]
+async fn a_span_adopts_a_traceparent_and_names_itself_by_one() {
+    let telemetry = Telemetry::new(None).unwrap();
+    let _default =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(telemetry.layer()));
+    let sent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let span = tracing::info_span!(target: "switchboard_test", "http.request");
+    adopt(&span, sent, None);
+    let own = traceparent(&span).unwrap();
+    assert!(
+        own.starts_with("00-4bf92f3577b34da6a3ce929d0e0e4736-"),
+        "{own}"
+    );
+    assert!(own.ends_with("-01") && own != sent, "{own}");
+
+    // A malformed value is ignored: a trace of its own.
+    let fresh = tracing::info_span!(target: "switchboard_test", "http.request");
+    adopt(&fresh, "00-zz-zz-01", None);
+    assert!(
+        !traceparent(&fresh)
+            .unwrap()
+            .contains("4bf92f3577b34da6a3ce929d0e0e4736")
+    );
+    // Without the layer there is nothing to name.
+    drop(_default);
+    assert_eq!(traceparent(&tracing::info_span!("untraced")), None);
+}
