@@ -32,6 +32,23 @@ pub struct SessionGauges {
     pub required_actions: u64,
 }
 
+impl SessionGauges {
+    /// Sums the grouped rows both engines' query gives: (status, Sessions, required actions).
+    /// A document without a status counts its actions only.
+    pub(crate) fn from_rows(rows: impl IntoIterator<Item = (Option<String>, i64, i64)>) -> Self {
+        let mut gauges = SessionGauges::default();
+        for (status, n, actions) in rows {
+            gauges.required_actions += u64::try_from(actions).unwrap_or(0);
+            if let Some(status) = status {
+                gauges
+                    .by_status
+                    .push((status, u64::try_from(n).unwrap_or(0)));
+            }
+        }
+        gauges
+    }
+}
+
 /// A Turn of a Session, ordered by creation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TurnRecord {

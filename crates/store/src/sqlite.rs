@@ -569,18 +569,9 @@ impl Store for SqliteStore {
         )
         .fetch_all(&self.pool)
         .await?;
-        let mut gauges = SessionGauges::default();
-        for row in rows {
-            let n: i64 = row.get("n");
-            let actions: i64 = row.get("actions");
-            gauges.required_actions += u64::try_from(actions).unwrap_or(0);
-            if let Some(status) = row.get::<Option<String>, _>("status") {
-                gauges
-                    .by_status
-                    .push((status, u64::try_from(n).unwrap_or(0)));
-            }
-        }
-        Ok(gauges)
+        Ok(SessionGauges::from_rows(rows.iter().map(|row| {
+            (row.get("status"), row.get("n"), row.get("actions"))
+        })))
     }
 
     async fn get_turn(
