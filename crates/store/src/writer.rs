@@ -191,9 +191,9 @@ fn execute(conn: &Connection, s: &Statement) -> rusqlite::Result<u64> {
             .parameter_name(index)
             .and_then(|name| name[1..].parse::<usize>().ok())
             .unwrap_or(index);
-        let bind = s
-            .binds
-            .get(n - 1)
+        let bind = n
+            .checked_sub(1)
+            .and_then(|i| s.binds.get(i))
             .ok_or(rusqlite::Error::InvalidParameterCount(n, s.binds.len()))?;
         match bind {
             Bind::Text(v) => stmt.raw_bind_parameter(index, v)?,
