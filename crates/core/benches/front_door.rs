@@ -6,6 +6,12 @@
 //! generator share this machine, so only the ratios are meaningful; they are what the
 //! foundation issue and issue 16 target (≥ 0.5 of the bare handler for both, on SQLite).
 //! Without PostgreSQL binaries the PostgreSQL rows are skipped loudly (an error under `CI`).
+//!
+//! The bench installs the subscriber `switchboard serve` installs (log lines at `warn`, and the
+//! trace pipeline that turns every request's `http.request` span into an OpenTelemetry span),
+//! so Core's per-request tracing is in its figures; `FRONT_DOOR_SUBSCRIBER=none` leaves it out,
+//! to measure what the tracing costs. `FRONT_DOOR_CONCURRENCY` (16) and `FRONT_DOOR_SECS` (3)
+//! set the clients and the time per rate; `FRONT_DOOR_STORES=sqlite` skips PostgreSQL.
 
 // A bench stops loudly on a failed setup.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -33,8 +39,22 @@ use switchboard_store::{PgStore, SqliteStore, Store};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const KEY: &str = "sk-sb-bench";
-const CONCURRENCY: usize = 16;
-const RUN: Duration = Duration::from_secs(3);
+/// Keep-alive clients at once (`FRONT_DOOR_CONCURRENCY`).
+fn concurrency() -> usize {
+    env_or("FRONT_DOOR_CONCURRENCY", 16)
+}
+
+/// How long each rate is measured (`FRONT_DOOR_SECS`).
+fn run_for() -> Duration {
+    Duration::from_secs(env_or("FRONT_DOOR_SECS", 3) as u64)
+}
+
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
 
 const CREATE_BODY: &str = r#"{"model":"gpt-x","name":"bench","instructions":"Be brief.","tools":[{"type":"function","name":"get_weather","description":"Weather for a city","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}},{"type":"web_search","mode":"disabled"}]}"#;
 const BAD_BODY: &str = r#"{"model":"gpt-x","tools":[{"type":"tool_search","type":"tool_search"}]}"#;
@@ -63,16 +83,17 @@ async fn once(client: &HttpClient, addr: SocketAddr, body: &'static str) -> (u16
     (status, resp.into_body().collect().await.unwrap().to_bytes())
 }
 
-/// Requests/second with `CONCURRENCY` keep-alive clients for `RUN`; every answer must have
+/// Requests/second with [`concurrency`] keep-alive clients for [`run_for`]; every answer must have
 /// `expect` status.
 async fn rate(client: &HttpClient, addr: SocketAddr, body: &'static str, expect: u16) -> f64 {
     let done = Arc::new(AtomicU64::new(0));
     let start = Instant::now();
     let mut tasks = Vec::new();
-    for _ in 0..CONCURRENCY {
+    let run = run_for();
+    for _ in 0..concurrency() {
         let (client, done) = (client.clone(), done.clone());
         tasks.push(tokio::spawn(async move {
-            while start.elapsed() < RUN {
+            while start.elapsed() < run {
                 let (status, _) = once(&client, addr, body).await;
                 assert_eq!(status, expect);
                 done.fetch_add(1, Ordering::Relaxed);
@@ -144,6 +165,15 @@ async fn rows(client: &HttpClient, core: SocketAddr) -> Vec<(&'static str, f64, 
 }
 
 fn main() {
+    let telemetry = (std::env::var("FRONT_DOOR_SUBSCRIBER").as_deref() != Ok("none"))
+        .then(|| switchboard_telemetry::Telemetry::new(None).unwrap());
+    if let Some(t) = &telemetry {
+        switchboard_telemetry::Telemetry::install(Some(t), "warn");
+    }
+    println!(
+        "subscriber: {}",
+        if telemetry.is_some() { "serve's" } else { "none" }
+    );
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -161,7 +191,12 @@ fn main() {
             .map(|(case, c, b)| ("sqlite", case, c, b))
             .collect();
 
-        let pg = switchboard_store::test_support::database_or_skip("front_door postgres").await;
+        // `FRONT_DOOR_STORES=sqlite`: the SQLite rows only (a quicker look while tuning).
+        let pg = if std::env::var("FRONT_DOOR_STORES").as_deref() == Ok("sqlite") {
+            None
+        } else {
+            switchboard_store::test_support::database_or_skip("front_door postgres").await
+        };
         if let Some(db) = &pg {
             let store = PgStore::open(&db.url).await.unwrap();
             let pg_dir = tempfile::tempdir().unwrap();

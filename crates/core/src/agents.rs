@@ -22,6 +22,10 @@ pub enum AgentError {
 
 /// The stored document: the saved configuration with the provider key sealed.
 pub fn seal_config(secrets: &SecretBox, cfg: &AgentConfig) -> Result<String, AgentError> {
+    // Only a provider key needs sealing; without one the document is written as it is.
+    if cfg.x_agents_core.model_provider.is_none() {
+        return Ok(serde_json::to_string(cfg)?);
+    }
     let mut cfg = cfg.clone();
     if let Some(p) = cfg.x_agents_core.model_provider.as_mut() {
         p.api_key = secrets.seal(&p.api_key)?;

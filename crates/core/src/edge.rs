@@ -292,6 +292,6 @@ pub fn method_not_allowed(
 }
 
 /// A JSON response with a status.
-pub fn json(status: StatusCode, v: Value) -> Response {
+pub fn json<T: serde::Serialize>(status: StatusCode, v: T) -> Response {
     (status, axum::Json(v)).into_response()
 }

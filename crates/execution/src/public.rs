@@ -23,17 +23,46 @@ use crate::inline::ResolvedAgent;
 /// `created_at` and `updated_at`. `compaction`, `experimental` and `x_agents_core` appear only
 /// when set, as the official service omits them.
 pub fn agent_public_fields(cfg: &AgentConfig) -> Map<String, Value> {
-    let mut fields = Map::new();
-    fields.insert("model".into(), json!(cfg.model));
-    fields.insert("name".into(), json!(cfg.name));
-    fields.insert("instructions".into(), json!(cfg.instructions));
-    fields.insert("metadata".into(), Value::Object(cfg.metadata.clone()));
-    fields.insert("tools".into(), Value::Array(persisted_tools(&cfg.tools)));
-    insert_settings(&mut fields, &SettingsView::of_config(cfg));
-    if cfg.x_agents_core != XAgentsCore::default() {
-        fields.insert("x_agents_core".into(), cfg.x_agents_core.public());
+    match to_json(&AgentPublic(cfg)) {
+        Value::Object(fields) => fields,
+        // `AgentPublic` always writes a map.
+        _ => Map::new(),
     }
-    fields
+}
+
+/// [`agent_public_fields`] as a serializer of its own, so a response can be written straight
+/// to bytes without building a `Value` tree first (Agent create answers with it on every
+/// request: issue 16's front door). The members and their order are those of the fields above;
+/// `#[serde(flatten)]` it under the caller's `id`, `object`, `created_at`, `updated_at`.
+pub struct AgentPublic<'a>(pub &'a AgentConfig);
+
+impl Serialize for AgentPublic<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let cfg = self.0;
+        let settings = SettingsView::of_config(cfg);
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("model", &cfg.model)?;
+        map.serialize_entry("name", &cfg.name)?;
+        map.serialize_entry("instructions", &cfg.instructions)?;
+        map.serialize_entry("metadata", &cfg.metadata)?;
+        // The persisted form is exactly the serde form of `Tool`.
+        map.serialize_entry("tools", &cfg.tools)?;
+        map.serialize_entry("text", settings.text)?;
+        map.serialize_entry("reasoning", settings.reasoning)?;
+        map.serialize_entry("service_tier", settings.service_tier)?;
+        map.serialize_entry("multi_agent", settings.multi_agent)?;
+        if let Some(compaction) = settings.compaction {
+            map.serialize_entry("compaction", compaction)?;
+        }
+        if let Some(experimental) = settings.experimental {
+            map.serialize_entry("experimental", experimental)?;
+        }
+        if cfg.x_agents_core != XAgentsCore::default() {
+            map.serialize_entry("x_agents_core", &cfg.x_agents_core.public())?;
+        }
+        map.end()
+    }
 }
 
 /// The `agent` object of a Session response, without `id` (the caller adds the saved Agent's ID).

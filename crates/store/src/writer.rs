@@ -124,7 +124,7 @@ fn run(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
 /// attempt is rolled back and the batch runs again with one savepoint per job, so the failing
 /// job fails alone and the others commit.
 fn commit_batch(conn: &mut Connection, jobs: &[Job]) -> Vec<Result<Vec<u64>>> {
-    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+    if let Err(e) = control(conn, "BEGIN IMMEDIATE") {
         return fail_all(jobs, &e);
     }
     let outcomes = match run_all(conn, jobs) {
@@ -142,13 +142,19 @@ fn commit_batch(conn: &mut Connection, jobs: &[Job]) -> Vec<Result<Vec<u64>>> {
                 .collect()
         }
     };
-    match conn.execute_batch("COMMIT") {
+    match control(conn, "COMMIT") {
         Ok(()) => outcomes,
         Err(e) => {
             let _ = conn.execute_batch("ROLLBACK");
             fail_all(jobs, &e)
         }
     }
+}
+
+/// `BEGIN IMMEDIATE` or `COMMIT`, from the statement cache: every batch runs both, and
+/// `execute_batch` would parse them anew each time.
+fn control(conn: &Connection, sql: &'static str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.raw_execute().map(drop)
 }
 
 fn run_all(conn: &Connection, jobs: &[Job]) -> rusqlite::Result<Vec<Vec<u64>>> {

@@ -59,10 +59,6 @@ enum Command {
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> anyhow::Result<()> {
-    use tracing_subscriber::Layer;
-    use tracing_subscriber::layer::SubscriberExt;
-    use tracing_subscriber::util::SubscriberInitExt;
-
     let cli = Cli::parse();
     // `serve` traces its Turns (for `sessions.traces`, and OTLP with `--otlp-endpoint`); a
     // remote Runtime exports its side of them with its own `--otlp-endpoint`.
@@ -73,17 +69,8 @@ fn main() -> anyhow::Result<()> {
     }
     .map(switchboard_telemetry::Telemetry::new)
     .transpose()?;
-    let log = tracing_subscriber::fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
-                // `switchboard=info`: the binary's own few lines (a harness install ending).
-                .unwrap_or_else(|_| "warn,switchboard=info".into()),
-        );
-    tracing_subscriber::registry()
-        .with(log)
-        .with(telemetry.as_ref().map(|t| t.layer()))
-        .init();
+    // `switchboard=info`: the binary's own few lines (a harness install ending).
+    switchboard_telemetry::Telemetry::install(telemetry.as_ref(), "warn,switchboard=info");
     let turn_spans = telemetry.as_ref().map(|t| t.turns().clone());
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -75,6 +75,24 @@ impl Telemetry {
         &self.turns
     }
 
+    /// Installs the process's global subscriber as `serve` runs it: log lines on stderr
+    /// (filtered by `SWITCHBOARD_LOG`, default `default_log`) and, with a pipeline, its layer.
+    /// Benches install the same one, so what they measure includes the per-request spans.
+    pub fn install(telemetry: Option<&Telemetry>, default_log: &str) {
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        let log = tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_filter(
+                tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
+                    .unwrap_or_else(|_| default_log.into()),
+            );
+        tracing_subscriber::registry()
+            .with(log)
+            .with(telemetry.map(|t| t.layer()))
+            .init();
+    }
+
     /// Ends export: spans still batched are sent (blocking; call it outside the async runtime).
     pub fn shutdown(self) {
         if let Err(e) = self.provider.shutdown() {

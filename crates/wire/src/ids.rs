@@ -63,15 +63,22 @@ impl IdKind {
 
 /// A fresh ID of `kind`.
 pub fn new_id(kind: IdKind) -> String {
-    let hex = if kind == IdKind::Request {
+    let uuid = if kind == IdKind::Request {
         // Request IDs need no ordering; 128 random bits.
         let mut b = [0u8; 16];
         rand::rng().fill_bytes(&mut b);
-        b.iter().map(|x| format!("{x:02x}")).collect::<String>()
+        uuid::Uuid::from_bytes(b)
     } else {
-        uuid::Uuid::now_v7().simple().to_string()
+        uuid::Uuid::now_v7()
     };
-    format!("{}{hex}", kind.prefix())
+    // Written in place: an ID is made on every request (its request ID), so no per-byte
+    // formatting and no intermediate string.
+    let mut buf = [0u8; uuid::fmt::Simple::LENGTH];
+    let hex = uuid.simple().encode_lower(&mut buf);
+    let mut id = String::with_capacity(kind.prefix().len() + hex.len());
+    id.push_str(kind.prefix());
+    id.push_str(hex);
+    id
 }
 
 /// Whether `id` has the exact shape of an ID of `kind`.

@@ -12,15 +12,16 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::get;
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde_json::json;
 use switchboard_execution::{
-    AgentConfig, parse_agent_create, parse_agent_update, public::agent_public_fields,
+    AgentConfig, parse_agent_create, parse_agent_update, public::AgentPublic,
 };
 use switchboard_store::{AgentRecord, Page};
 use switchboard_wire::ApiError;
 use switchboard_wire::ids::{IdKind, is_valid, new_id};
 
-use crate::agents::{load, open_config, seal_config};
+use crate::agents::{AgentError, load, open_config, seal_config};
 use crate::auth::Project;
 use crate::clock::unix_now;
 use crate::edge::{ApiResult, Failure, GatedJson, json as json_response};
@@ -37,14 +38,25 @@ pub fn routes() -> Router<Arc<AppState>> {
 }
 
 /// The public Agent object.
-pub fn agent_object(rec: &AgentRecord, cfg: &AgentConfig) -> Value {
-    let mut obj = Map::new();
-    obj.insert("id".into(), json!(rec.id));
-    obj.insert("object".into(), json!("agent"));
-    obj.insert("created_at".into(), json!(rec.created_at));
-    obj.insert("updated_at".into(), json!(rec.updated_at));
-    obj.extend(agent_public_fields(cfg));
-    Value::Object(obj)
+pub fn agent_object<'a>(rec: &'a AgentRecord, cfg: &'a AgentConfig) -> AgentObject<'a> {
+    AgentObject {
+        id: &rec.id,
+        object: "agent",
+        created_at: rec.created_at,
+        updated_at: rec.updated_at,
+        fields: AgentPublic(cfg),
+    }
+}
+
+/// An `agent` response object, written straight to the response bytes.
+#[derive(Serialize)]
+pub struct AgentObject<'a> {
+    id: &'a str,
+    object: &'static str,
+    created_at: i64,
+    updated_at: i64,
+    #[serde(flatten)]
+    fields: AgentPublic<'a>,
 }
 
 async fn create(
@@ -116,7 +128,8 @@ async fn list(
     let mut data = Vec::with_capacity(page.data.len());
     for rec in &page.data {
         let cfg = open_config(&state.secrets, &rec.config)?;
-        data.push(agent_object(rec, &cfg));
+        let object = serde_json::to_value(agent_object(rec, &cfg)).map_err(AgentError::from)?;
+        data.push(object);
     }
     Ok(json_response(
         StatusCode::OK,
