@@ -126,6 +126,9 @@ impl Inner {
         slot: &mut SlotGuard<'_, Link, Inbound>,
         process_layout: &StateLayout,
     ) -> Result<(), AdapterError> {
+        process_layout
+            .create_dirs(&[process_layout.codex_home()])
+            .map_err(|e| AdapterError::Launch(e.to_string()))?;
         workspace::trust(process_layout, self.placement.as_ref())?;
         let process = launch(
             &self.binary,
