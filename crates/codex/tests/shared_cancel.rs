@@ -9,20 +9,13 @@ use switchboard_protocol::AdapterEvent;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_touches_only_its_session() {
-    let Some(binary) = codex_binary("a_cancel_touches_only_its_session") else {
+    let Some(pair) =
+        SharingPair::start("a_cancel_touches_only_its_session", r#"{"city":"Rome"}"#).await
+    else {
         return;
     };
-    let model = weather_model(r#"{"city":"Rome"}"#).await;
-    let (_root, adapter, host) = sharing_adapter(binary);
-    let url = model.base_url();
-    let (_a_state, alpha) =
-        prepare_fresh(&adapter, named_configuration(&url, "alpha"), "codex").await;
-    let (_b_state, beta) =
-        prepare_fresh(&adapter, named_configuration(&url, "beta"), "codex").await;
-    assert_eq!(host.process_ids().len(), 1);
-
-    let (mut turn_a, call_a) = pending_call(alpha.as_ref(), 1, "alpha asks about Rome").await;
-    let (mut turn_b, call_b) = pending_call(beta.as_ref(), 1, "beta asks about Rome").await;
+    let (mut turn_a, call_a) = pending_call(pair.alpha.as_ref(), 1, "alpha asks about Rome").await;
+    let (mut turn_b, call_b) = pending_call(pair.beta.as_ref(), 1, "beta asks about Rome").await;
     cancel_abandons(&mut turn_a, &call_a).await;
 
     confirm_once(&turn_b, &call_b, text_result("weather-for-beta")).await;
@@ -39,6 +32,6 @@ async fn a_cancel_touches_only_its_session() {
         )),
         "{events_b:?}"
     );
-    weather_turn(alpha.as_ref(), 2, "alpha asks again").await;
-    assert_eq!(host.process_ids().len(), 1);
+    weather_turn(pair.alpha.as_ref(), 2, "alpha asks again").await;
+    assert_eq!(pair.host.process_ids().len(), 1);
 }

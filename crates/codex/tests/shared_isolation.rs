@@ -10,22 +10,22 @@ use switchboard_protocol::AdapterEvent;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_sharing_a_process_see_only_their_own_thread() {
-    let Some(binary) = codex_binary("sessions_sharing_a_process_see_only_their_own_thread") else {
+    let Some(pair) = SharingPair::start(
+        "sessions_sharing_a_process_see_only_their_own_thread",
+        r#"{"city":"Oslo"}"#,
+    )
+    .await
+    else {
         return;
     };
-    let model = weather_model(r#"{"city":"Oslo"}"#).await;
-    let (_root, adapter, host) = sharing_adapter(binary);
-    let url = model.base_url();
-    let (_a_state, alpha) =
-        prepare_fresh(&adapter, named_configuration(&url, "alpha"), "codex").await;
-    let (_b_state, beta) =
-        prepare_fresh(&adapter, named_configuration(&url, "beta"), "codex").await;
-    assert_eq!(host.process_ids().len(), 1, "one process for both");
-    assert_ne!(alpha.native_session_id(), beta.native_session_id());
+    assert_ne!(
+        pair.alpha.native_session_id(),
+        pair.beta.native_session_id()
+    );
 
     // Both Turns wait on a call at the same time, on the same process.
-    let (mut turn_a, call_a) = pending_call(alpha.as_ref(), 1, "alpha asks about Oslo").await;
-    let (mut turn_b, call_b) = pending_call(beta.as_ref(), 1, "beta asks about Oslo").await;
+    let (mut turn_a, call_a) = pending_call(pair.alpha.as_ref(), 1, "alpha asks about Oslo").await;
+    let (mut turn_b, call_b) = pending_call(pair.beta.as_ref(), 1, "beta asks about Oslo").await;
     assert_ne!(call_a, call_b);
     // Beta's result first, then alpha's: each reaches only its own Turn.
     let refused = turn_a
@@ -58,10 +58,10 @@ async fn sessions_sharing_a_process_see_only_their_own_thread() {
         );
     }
     // A second Turn of alpha carries alpha's history only.
-    weather_turn(alpha.as_ref(), 2, "alpha asks again").await;
-    assert_eq!(host.process_ids().len(), 1);
+    weather_turn(pair.alpha.as_ref(), 2, "alpha asks again").await;
+    assert_eq!(pair.host.process_ids().len(), 1);
 
-    let journal = model.journal();
+    let journal = pair.model.journal();
     let (of_a, of_b) = (
         requests_of(&journal, "alpha"),
         requests_of(&journal, "beta"),

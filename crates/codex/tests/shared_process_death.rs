@@ -8,26 +8,26 @@ use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_shared_process_fails_both_turns_and_both_resume() {
-    let Some(binary) = codex_binary("a_dead_shared_process_fails_both_turns_and_both_resume")
+    let Some(pair) = SharingPair::start(
+        "a_dead_shared_process_fails_both_turns_and_both_resume",
+        r#"{"city":"Kyiv"}"#,
+    )
+    .await
     else {
         return;
     };
-    let model = weather_model(r#"{"city":"Kyiv"}"#).await;
-    let (_root, adapter, host) = sharing_adapter(binary);
-    let url = model.base_url();
-    let (_a_state, alpha) =
-        prepare_fresh(&adapter, named_configuration(&url, "alpha"), "codex").await;
-    let (_b_state, beta) =
-        prepare_fresh(&adapter, named_configuration(&url, "beta"), "codex").await;
-    weather_turn(alpha.as_ref(), 1, "alpha turn one").await;
-    weather_turn(beta.as_ref(), 1, "beta turn one").await;
-    let threads = (alpha.native_session_id(), beta.native_session_id());
+    weather_turn(pair.alpha.as_ref(), 1, "alpha turn one").await;
+    weather_turn(pair.beta.as_ref(), 1, "beta turn one").await;
+    let threads = (
+        pair.alpha.native_session_id(),
+        pair.beta.native_session_id(),
+    );
 
-    let (mut turn_a, _) = pending_call(alpha.as_ref(), 2, "alpha turn two").await;
-    let (mut turn_b, _) = pending_call(beta.as_ref(), 2, "beta turn two").await;
-    let pids = host.process_ids();
+    let (mut turn_a, _) = pending_call(pair.alpha.as_ref(), 2, "alpha turn two").await;
+    let (mut turn_b, _) = pending_call(pair.beta.as_ref(), 2, "beta turn two").await;
+    let pids = pair.host.process_ids();
     assert_eq!(pids.len(), 1);
-    let before = model_requests(&model.journal()).len();
+    let before = model_requests(&pair.model.journal()).len();
     assert_eq!(before, 6);
     let killed = std::process::Command::new("kill")
         .args(["-KILL", &pids[0].to_string()])
@@ -38,26 +38,29 @@ async fn a_dead_shared_process_fails_both_turns_and_both_resume() {
     assert_failed(&until_terminal(&mut turn_b).await, "harness_exited");
     until_gone(pids[0]).await;
     assert!(
-        host.process_ids().is_empty(),
+        pair.host.process_ids().is_empty(),
         "nothing replaced the process on its own"
     );
     assert_eq!(
-        model_requests(&model.journal()).len(),
+        model_requests(&pair.model.journal()).len(),
         before,
         "no Turn was replayed"
     );
 
     // The next input of each resumes its own thread on one new process.
-    weather_turn(alpha.as_ref(), 3, "alpha turn three").await;
-    weather_turn(beta.as_ref(), 3, "beta turn three").await;
-    let after = host.process_ids();
+    weather_turn(pair.alpha.as_ref(), 3, "alpha turn three").await;
+    weather_turn(pair.beta.as_ref(), 3, "beta turn three").await;
+    let after = pair.host.process_ids();
     assert_eq!(after.len(), 1);
     assert_ne!(after[0], pids[0]);
     assert_eq!(
-        (alpha.native_session_id(), beta.native_session_id()),
+        (
+            pair.alpha.native_session_id(),
+            pair.beta.native_session_id()
+        ),
         threads
     );
-    let journal = model.journal();
+    let journal = pair.model.journal();
     for (name, other) in [("alpha", "beta"), ("beta", "alpha")] {
         let mine = requests_of(&journal, name);
         let resumed = mine[mine.len() - 2].to_string();

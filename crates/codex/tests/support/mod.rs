@@ -197,3 +197,36 @@ pub async fn until_gone(pid: u32) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// Two Sessions, `alpha` and `beta`, sharing one app-server, against one scripted model that
+/// calls `get_weather` with `arguments`. Fields drop in order: the executors (their processes)
+/// before their state directories and the shared home.
+pub struct SharingPair {
+    pub alpha: Box<dyn SessionExecutor>,
+    pub beta: Box<dyn SessionExecutor>,
+    pub host: std::sync::Arc<switchboard_codex::host::ProcessHost>,
+    pub model: FakeResponses,
+    _states: [tempfile::TempDir; 3],
+}
+
+impl SharingPair {
+    /// The pair, or `None` (SKIPPED) without the codex binary.
+    pub async fn start(test: &str, arguments: &str) -> Option<SharingPair> {
+        let binary = codex_binary(test)?;
+        let model = weather_model(arguments).await;
+        let (root, adapter, host) = sharing_adapter(binary);
+        let url = model.base_url();
+        let (a_state, alpha) =
+            prepare_fresh(&adapter, named_configuration(&url, "alpha"), "codex").await;
+        let (b_state, beta) =
+            prepare_fresh(&adapter, named_configuration(&url, "beta"), "codex").await;
+        assert_eq!(host.process_ids().len(), 1, "one process for both");
+        Some(SharingPair {
+            alpha,
+            beta,
+            host,
+            model,
+            _states: [a_state, b_state, root],
+        })
+    }
+}
