@@ -330,3 +330,96 @@ impl Deref for Link {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use switchboard_protocol::ExecutionControls;
+
+    fn launch(state: &Path) -> Launch {
+        Launch {
+            binary: "/bin/codex".into(),
+            state_dir: state.to_owned(),
+            configuration: crate::overrides::tests::config(ExecutionControls::default()),
+            turn_deadline: Duration::from_secs(1),
+            placement: None,
+        }
+    }
+
+    fn shared_root(home: &Home) -> Option<PathBuf> {
+        match home {
+            Home::Shared(host, key) => Some(host.layout(key).root().to_owned()),
+            Home::Own(_) => None,
+        }
+    }
+
+    fn own_root(home: &Home) -> Option<PathBuf> {
+        match home {
+            Home::Own(layout) => Some(layout.root().to_owned()),
+            Home::Shared(..) => None,
+        }
+    }
+
+    /// Turning sharing on or off never moves a thread away from the home it lives in.
+    #[test]
+    fn a_thread_is_always_resumed_in_the_home_it_was_recorded_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let state = dir.path().join("sess");
+        let layout = StateLayout::new(state.clone());
+        let host = Arc::new(ProcessHost::new(dir.path().join("shared")));
+        let choose = |host: Option<&Arc<ProcessHost>>, has_thread| {
+            Home::choose(host.cloned(), &launch(&state), &layout, &[], has_thread)
+        };
+        // No thread yet: shared when sharing is on, its own otherwise.
+        let shared = shared_root(&choose(Some(&host), false)).unwrap();
+        assert!(shared.starts_with(dir.path().join("shared")));
+        assert_eq!(own_root(&choose(None, false)), Some(state.clone()));
+        // A thread from before sharing (no record) stays in the Session's own home.
+        assert_eq!(own_root(&choose(Some(&host), true)), Some(state.clone()));
+        // A thread recorded in the shared home: shared again, and with sharing off, an own
+        // process on that home.
+        let home = shared.join("codex-home");
+        layout
+            .write_id(crate::launch::THREAD_HOME_FILE, &home.to_string_lossy())
+            .unwrap();
+        assert_eq!(
+            shared_root(&choose(Some(&host), true)),
+            Some(shared.clone())
+        );
+        let off = choose(None, true);
+        assert_eq!(own_root(&off), Some(shared));
+        assert!(
+            off.is_foreign(&layout),
+            "released through codex, not with the directory"
+        );
+        // Another key's Session (another provider key) never joins that home.
+        let mut other = launch(&state);
+        other.configuration.model_provider.api_key = "another".into();
+        let home = Home::choose(Some(host.clone()), &other, &layout, &[], true);
+        assert!(
+            own_root(&home).is_some(),
+            "its thread is in the first key's home"
+        );
+    }
+
+    #[test]
+    fn only_sessions_without_a_workspace_mcp_servers_or_subagents_share() {
+        let config = crate::overrides::tests::config(ExecutionControls::default());
+        assert!(shareable(&config, None));
+        let multi_agent = crate::overrides::tests::config(ExecutionControls {
+            subagents: Some(switchboard_protocol::subagents::SubagentControl {
+                max_concurrent: None,
+            }),
+            ..Default::default()
+        });
+        assert!(!shareable(&multi_agent, None));
+        let keys = |key: &str| ShareKey::new(Path::new("/bin/codex"), &["a=1".into()], key);
+        assert_eq!(keys("k"), keys("k"));
+        assert_ne!(keys("k"), keys("other"));
+        assert_ne!(
+            ShareKey::new(Path::new("/bin/codex"), &["a=1".into(), "b".into()], "k"),
+            ShareKey::new(Path::new("/bin/codex"), &["a=1b".into()], "k"),
+        );
+    }
+}
