@@ -108,7 +108,7 @@ pub struct ServeArgs {
     pub max_live_harnesses: Option<u64>,
     /// Codex Sessions whose process-wide settings are equal (provider, key, execution controls;
     /// no workspace, MCP servers or Subagents) share one `codex app-server`, a thread each
-    /// (about 1 MB per idle Session instead of about 23 MB). A shared process that dies fails
+    /// (about 1.5 MB per further idle Session instead of about 22 MB each, docs/benchmarks.md). A shared process that dies fails
     /// the started Turn of every Session on it.
     #[arg(long)]
     pub share_harness_processes: bool,
