@@ -21,9 +21,12 @@ use crate::turn::{Release, TurnExit, TurnIo};
 /// Events a Turn may buffer before its driver waits for the reader.
 const EVENT_BUFFER: usize = 256;
 
-/// A live process, without its inbound channel while a Turn's driver holds that.
+/// A live process, without its inbound channel while a Turn's driver holds that. `child` is
+/// `None` for a process the Session does not own (a thread on a process other Sessions share):
+/// letting go of `connection` is then the whole discard, and the connection's owner decides
+/// what happens to the process.
 struct Resident<C, I> {
-    child: HarnessChild,
+    child: Option<HarnessChild>,
     connection: Arc<C>,
     inbound: Option<mpsc::UnboundedReceiver<I>>,
 }
@@ -41,11 +44,14 @@ struct Shared<C, I> {
 
 impl<C, I> Shared<C, I> {
     async fn discard(&self, state: &mut State<C, I>) {
-        if let Some(Resident {
-            child, connection, ..
-        }) = state.resident.take()
-        {
-            process::end(child, connection).await;
+        match state.resident.take() {
+            Some(Resident {
+                child: Some(child),
+                connection,
+                ..
+            }) => process::end(child, connection).await,
+            Some(Resident { connection, .. }) => drop(connection),
+            None => {}
         }
         self.resident.store(false, Ordering::SeqCst);
     }
@@ -130,7 +136,8 @@ where
             .state
             .resident
             .as_mut()
-            .is_some_and(|r| !matches!(r.child.try_wait(), Ok(None)));
+            .and_then(|r| r.child.as_mut())
+            .is_some_and(|child| !matches!(child.try_wait(), Ok(None)));
         if exited {
             self.discard().await;
         }
@@ -144,11 +151,27 @@ where
             inbound,
         } = process;
         self.state.resident = Some(Resident {
-            child,
+            child: Some(child),
             connection,
             inbound: Some(inbound),
         });
         self.shared.resident.store(true, Ordering::SeqCst);
+    }
+
+    /// Holds a connection to a process the Session does not own (a thread on a shared
+    /// process): discarding it drops `connection`, whose owner keeps the process for others.
+    pub fn install_leased(&mut self, connection: Arc<C>, inbound: mpsc::UnboundedReceiver<I>) {
+        self.state.resident = Some(Resident {
+            child: None,
+            connection,
+            inbound: Some(inbound),
+        });
+        self.shared.resident.store(true, Ordering::SeqCst);
+    }
+
+    /// The held process's connection, if any (to ask it whether the process still lives).
+    pub fn connection(&self) -> Option<&Arc<C>> {
+        self.state.resident.as_ref().map(|r| &r.connection)
     }
 
     /// Ends the held process, if any.

@@ -4,6 +4,11 @@
 //! Turn then launches a new process with the same overrides and resumes the thread
 //! ([`crate::resume`]). The bookkeeping (busy, resident, the hand-back of the process when a
 //! Turn settles) is the adapter kit's [`ProcessSlot`].
+//!
+//! With a [`ProcessHost`] a shareable Session's "process" is its thread's lease on a process
+//! other Sessions share ([`crate::host`]): the slot holds the lease, eviction unsubscribes the
+//! thread and drops the lease, and a process that died under an idle Session is replaced at its
+//! next Turn.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex as StdMutex};
@@ -13,12 +18,14 @@ use async_trait::async_trait;
 use serde_json::{Value, json};
 use switchboard_adapter_kit::adapter::Launch;
 use switchboard_adapter_kit::executor::{ProcessSlot, SlotGuard};
+use switchboard_adapter_kit::process::NativeProcess;
 use switchboard_protocol::{
     AdapterError, ProcessPlacement, SessionConfiguration, SessionExecutor, TurnHandle, TurnRequest,
 };
 
+use crate::host::{Home, Link, ProcessHost, ProcessSpec, ShareKey};
 use crate::jsonrpc::{Connection, Inbound};
-use crate::launch::{CONTROL_TIMEOUT, StateLayout, launch};
+use crate::launch::{CONTROL_TIMEOUT, StateLayout, THREAD_HOME_FILE, launch};
 use crate::managed;
 use crate::overrides::config_overrides;
 use crate::resume::{load_thread_id, open_thread};
@@ -35,8 +42,12 @@ struct Inner {
     turn_deadline: Duration,
     /// Where codex's managed requirements live ([`crate::managed`]).
     managed_dir: PathBuf,
-    slot: ProcessSlot<Connection, Inbound>,
+    slot: ProcessSlot<Link, Inbound>,
     thread_id: StdMutex<Option<String>>,
+    /// The shared process the Session's thread last joined (meaningful while resident).
+    shared_pid: StdMutex<Option<u32>>,
+    /// Where the Session's processes run.
+    home: Home,
 }
 
 /// One Session on codex.
@@ -47,16 +58,24 @@ pub struct CodexExecutor {
 impl CodexExecutor {
     /// Prepares the Session: launches codex and opens (or resumes) its thread, so a bad
     /// configuration (or managed requirements it cannot run under) fails here rather than at
-    /// the first Turn.
-    pub async fn prepare(launch: Launch, managed_dir: PathBuf) -> Result<Self, AdapterError> {
-        let layout = StateLayout::new(launch.state_dir);
+    /// the first Turn. With a `host`, a shareable Session runs as a thread on a shared process.
+    pub async fn prepare(
+        launch: Launch,
+        managed_dir: PathBuf,
+        host: Option<Arc<ProcessHost>>,
+    ) -> Result<Self, AdapterError> {
+        let layout = StateLayout::new(launch.state_dir.clone());
         let thread_id = load_thread_id(&layout);
-        let inner = Arc::new(Inner {
-            binary: launch.binary,
-            overrides: config_overrides(&launch.configuration, launch.placement.is_some())
+        let overrides: Vec<String> =
+            config_overrides(&launch.configuration, launch.placement.is_some())
                 .into_iter()
                 .chain(crate::mcp::overrides(&launch.configuration))
-                .collect(),
+                .collect();
+        let home = Home::choose(host, &launch, &layout, &overrides, thread_id.is_some());
+        let inner = Arc::new(Inner {
+            binary: launch.binary,
+            overrides,
+            home,
             placement: launch.placement,
             layout,
             config: launch.configuration,
@@ -64,6 +83,7 @@ impl CodexExecutor {
             managed_dir,
             slot: ProcessSlot::default(),
             thread_id: StdMutex::new(thread_id),
+            shared_pid: StdMutex::new(None),
         });
         inner.ensure_resident(&mut inner.slot.lock().await).await?;
         Ok(CodexExecutor { inner })
@@ -80,8 +100,12 @@ impl Inner {
 
     async fn ensure_resident(
         &self,
-        slot: &mut SlotGuard<'_, Connection, Inbound>,
+        slot: &mut SlotGuard<'_, Link, Inbound>,
     ) -> Result<(), AdapterError> {
+        // A shared process may have died under this idle Session: its next Turn starts anew.
+        if slot.connection().is_some_and(|link| !link.is_alive()) {
+            slot.discard().await;
+        }
         if slot.has_process() {
             return Ok(());
         }
@@ -89,12 +113,26 @@ impl Inner {
         // since the last one.
         managed::check(&self.config, &self.managed_dir)?;
         self.layout
-            .create_dirs(&[self.layout.codex_home()])
+            .create_dirs(&[])
             .map_err(|e| AdapterError::Launch(e.to_string()))?;
-        workspace::trust(&self.layout, self.placement.as_ref())?;
+        match &self.home {
+            Home::Own(process_layout) => self.launch_own(slot, process_layout).await,
+            Home::Shared(host, key) => self.join_shared(slot, host, key).await,
+        }
+    }
+
+    async fn launch_own(
+        &self,
+        slot: &mut SlotGuard<'_, Link, Inbound>,
+        process_layout: &StateLayout,
+    ) -> Result<(), AdapterError> {
+        process_layout
+            .create_dirs(&[process_layout.codex_home()])
+            .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        workspace::trust(process_layout, self.placement.as_ref())?;
         let process = launch(
             &self.binary,
-            &self.layout,
+            process_layout,
             self.placement.as_ref(),
             &self.overrides,
             &self.config.model_provider.api_key,
@@ -105,19 +143,13 @@ impl Inner {
             process.shutdown().await;
             return Err(error);
         }
-        let known = self.thread_id();
-        match open_thread(
-            &process.connection,
-            &self.config,
-            &self.layout,
-            self.placement.as_ref(),
-            known.as_deref(),
-        )
-        .await
-        {
-            Ok(thread_id) => {
-                *self.thread_id.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread_id);
-                slot.install(process);
+        match self.open(&process.connection, process_layout).await {
+            Ok(()) => {
+                slot.install(NativeProcess {
+                    child: process.child,
+                    connection: Arc::new(Link::Own(process.connection)),
+                    inbound: process.inbound,
+                });
                 Ok(())
             }
             Err(error) => {
@@ -125,6 +157,55 @@ impl Inner {
                 Err(error)
             }
         }
+    }
+
+    /// Opens the thread on the key's shared process (started if none lives) and holds the
+    /// lease; a failure drops the lease, which ends the process only if nobody else holds it.
+    async fn join_shared(
+        &self,
+        slot: &mut SlotGuard<'_, Link, Inbound>,
+        host: &ProcessHost,
+        key: &ShareKey,
+    ) -> Result<(), AdapterError> {
+        let spec = ProcessSpec {
+            binary: &self.binary,
+            overrides: &self.overrides,
+            api_key: &self.config.model_provider.api_key,
+        };
+        let mut lease = host
+            .join(key, spec)
+            .await
+            .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        self.open(lease.connection(), &host.layout(key)).await?;
+        let thread_id = self.thread_id().ok_or(AdapterError::Exited)?;
+        let inbound = lease.bind(&thread_id).ok_or(AdapterError::Exited)?;
+        *self.shared_pid.lock().unwrap_or_else(|e| e.into_inner()) = lease.process_id();
+        slot.install_leased(Arc::new(Link::Shared(lease)), inbound);
+        Ok(())
+    }
+
+    /// Opens (starts or resumes) the thread on a process whose `CODEX_HOME` is
+    /// `process_layout`'s, and records the thread and that home.
+    async fn open(
+        &self,
+        connection: &Connection,
+        process_layout: &StateLayout,
+    ) -> Result<(), AdapterError> {
+        let known = self.thread_id();
+        let thread_id = open_thread(
+            connection,
+            &self.config,
+            &self.layout,
+            self.placement.as_ref(),
+            known.as_deref(),
+        )
+        .await?;
+        let home = process_layout.codex_home();
+        self.layout
+            .write_id(THREAD_HOME_FILE, &home.to_string_lossy())
+            .map_err(|e| AdapterError::Launch(format!("cannot record the thread's home: {e}")))?;
+        *self.thread_id.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread_id);
+        Ok(())
     }
 
     fn turn_start_params(&self, thread_id: &str, turn: &TurnRequest) -> Value {
@@ -145,9 +226,9 @@ impl SessionExecutor for CodexExecutor {
         slot.ensure_idle()?;
         inner.ensure_resident(&mut slot).await?;
         let thread_id = inner.thread_id().ok_or(AdapterError::Exited)?;
-        let (connection, inbound) = slot.checkout()?;
+        let (link, inbound) = slot.checkout()?;
 
-        let started = connection
+        let started = link
             .request(
                 "turn/start",
                 inner.turn_start_params(&thread_id, &turn),
@@ -179,12 +260,19 @@ impl SessionExecutor for CodexExecutor {
 
         let ids = TurnIds { thread_id, turn_id };
         Ok(slot.begin_turn(inbound, |io| {
-            turn::spawn(connection, ids, io, inner.turn_deadline)
+            turn::spawn(link.connection(), ids, io, inner.turn_deadline)
         }))
     }
 
+    /// Ends the Session's process, or on a shared one unsubscribes its thread and lets go of it.
     async fn evict(&self) -> Result<(), AdapterError> {
-        self.inner.slot.evict().await
+        let mut slot = self.inner.slot.lock().await;
+        slot.ensure_idle()?;
+        if let Some(Link::Shared(lease)) = slot.connection().map(|link| &**link) {
+            lease.unsubscribe().await;
+        }
+        slot.discard().await;
+        Ok(())
     }
 
     fn is_resident(&self) -> bool {
@@ -193,5 +281,50 @@ impl SessionExecutor for CodexExecutor {
 
     fn native_session_id(&self) -> Option<String> {
         self.inner.thread_id()
+    }
+
+    /// A thread whose rollout lives in a home other than the Session's state directory (a
+    /// shared process's) is deleted through codex (`thread/delete`, which removes its rollout
+    /// and index entry), resuming it first when evicted; then the Session lets go as on eviction.
+    async fn release(&self) -> Result<(), AdapterError> {
+        let inner = &self.inner;
+        let mut slot = inner.slot.lock().await;
+        slot.ensure_idle()?;
+        if let Some(thread_id) = inner
+            .thread_id()
+            .filter(|_| inner.home.is_foreign(&inner.layout))
+        {
+            let deleted = match inner.ensure_resident(&mut slot).await {
+                Ok(()) => match slot.connection() {
+                    Some(link) => link
+                        .request(
+                            "thread/delete",
+                            json!({"threadId": thread_id}),
+                            CONTROL_TIMEOUT,
+                        )
+                        .await
+                        .map(drop)
+                        .map_err(|e| e.to_string()),
+                    None => Err("no process".into()),
+                },
+                Err(error) => Err(error.to_string()),
+            };
+            if let Err(error) = deleted {
+                tracing::warn!(%thread_id, %error, "cannot delete a released Session's thread");
+            }
+        }
+        slot.discard().await;
+        Ok(())
+    }
+
+    fn shared_process(&self) -> Option<u32> {
+        if !self.inner.slot.is_resident() {
+            return None;
+        }
+        *self
+            .inner
+            .shared_pid
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 }

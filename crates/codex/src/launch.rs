@@ -48,6 +48,11 @@ impl StateLayout {
 /// The file in the state directory that keeps the thread id across evictions.
 pub const THREAD_ID_FILE: &str = "thread-id";
 
+/// The file in the state directory that names the `CODEX_HOME` the thread lives in: the
+/// Session's own, or a shared process's ([`crate::host`]). Absent for a thread recorded before
+/// there were shared processes, which lives in the Session's own.
+pub const THREAD_HOME_FILE: &str = "thread-home";
+
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
     #[error(transparent)]

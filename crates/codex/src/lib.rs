@@ -9,6 +9,8 @@
 //! - [`mcp`]: the Session's MCP servers in `[mcp_servers]`, `mcpToolCall` as `mcp_call`.
 //! - [`managed`]: codex's managed requirements, checked before a thread starts or resumes.
 //! - [`launch`]: the hermetic process (own `CODEX_HOME`, empty environment) and `initialize`.
+//! - [`host`]: Sessions sharing one process, a thread each, when their process-wide settings
+//!   are equal (`Codex::with_shared_processes`); [`demux`] splits its stream by thread.
 //! - [`jsonrpc`]: framing, request/response matching, the inbound channel.
 //! - [`resume`]: `thread/start` with the dynamic tools, or `thread/resume` after eviction.
 //! - [`workspace`]: the thread's working directory, codex's sandbox and approvals per
@@ -26,9 +28,11 @@
 //! its protocol.
 
 pub mod binary;
+pub mod demux;
 pub mod dynamic_tools;
 pub mod events;
 pub mod executor;
+pub mod host;
 pub mod jsonrpc;
 pub mod launch;
 pub mod managed;
@@ -41,6 +45,7 @@ pub mod turn;
 pub mod workspace;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use async_trait::async_trait;
 use switchboard_adapter_kit::adapter::{Launch, NativeAdapter, NativeHarness};
@@ -55,24 +60,52 @@ pub use switchboard_adapter_kit::turn::DEFAULT_TURN_DEADLINE;
 /// The Codex [`Adapter`](switchboard_protocol::Adapter).
 pub type CodexAdapter = NativeAdapter<Codex>;
 
-/// What codex adds to the shared adapter: where its managed requirements are read from.
-#[derive(Debug, Clone)]
+/// What codex adds to the shared adapter: where its managed requirements are read from, and
+/// whether Sessions share processes.
+#[derive(Clone)]
 pub struct Codex {
     managed_dir: PathBuf,
+    /// The shared processes, when Sessions share them ([`host`]).
+    host: Option<Arc<host::ProcessHost>>,
 }
 
 impl Default for Codex {
     fn default() -> Self {
         Codex {
             managed_dir: PathBuf::from(managed::SYSTEM_DIR),
+            host: None,
         }
+    }
+}
+
+impl std::fmt::Debug for Codex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Codex")
+            .field("managed_dir", &self.managed_dir)
+            .field("shares_processes", &self.host.is_some())
+            .finish()
     }
 }
 
 impl Codex {
     /// Codex with its managed files read from `dir` (codex's own is `/etc/codex`).
     pub fn with_managed_dir(dir: PathBuf) -> Self {
-        Codex { managed_dir: dir }
+        Codex {
+            managed_dir: dir,
+            host: None,
+        }
+    }
+
+    /// The same, with shareable Sessions sharing processes whose homes live under `root`
+    /// ([`host`]).
+    pub fn with_shared_processes(mut self, root: PathBuf) -> Self {
+        self.host = Some(Arc::new(host::ProcessHost::new(root)));
+        self
+    }
+
+    /// The shared processes, when Sessions share them.
+    pub fn host(&self) -> Option<&Arc<host::ProcessHost>> {
+        self.host.as_ref()
     }
 }
 
@@ -126,7 +159,8 @@ impl NativeHarness for Codex {
     }
 
     async fn prepare(&self, launch: Launch) -> Result<Box<dyn SessionExecutor>, AdapterError> {
-        let executor = CodexExecutor::prepare(launch, self.managed_dir.clone()).await?;
+        let executor =
+            CodexExecutor::prepare(launch, self.managed_dir.clone(), self.host.clone()).await?;
         Ok(Box::new(executor))
     }
 }

@@ -180,14 +180,15 @@ pub(crate) fn toml_string(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use switchboard_protocol::configuration::{
         ContextSize, HarnessId, ProgrammaticToolCallingControl, ProviderProtocol,
         WebSearchLocation, WebSearchMode,
     };
 
-    fn config(controls: ExecutionControls) -> SessionConfiguration {
+    /// A Codex Session's configuration with `controls` (also for other modules' tests).
+    pub(crate) fn config(controls: ExecutionControls) -> SessionConfiguration {
         SessionConfiguration {
             harness: HarnessId::Codex,
             model: "gpt-\"x\"".into(),

@@ -152,8 +152,23 @@ pub trait SessionExecutor: Send + Sync {
     /// Whether a native process is currently held.
     fn is_resident(&self) -> bool;
 
+    /// Ends the Session for good (Core deleted it): its process ends, and whatever of its state
+    /// lives outside its state directory goes (the Runtime removes that directory after). By
+    /// default an eviction: a Session whose state is all in its directory leaves nothing else.
+    /// Fails with [`AdapterError::Busy`] while a Turn runs.
+    async fn release(&self) -> Result<(), AdapterError> {
+        self.evict().await
+    }
+
     /// The harness's own identity for the Session (e.g. the Codex thread id), once known.
     fn native_session_id(&self) -> Option<String>;
+
+    /// While the Session holds a thread on a process it shares with other Sessions, that
+    /// process's id: the Runtime counts such a process once against its live-process bound,
+    /// however many Sessions it hosts. `None` for a process of its own, or none.
+    fn shared_process(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// A running Turn.

@@ -270,11 +270,19 @@ impl switchboard_protocol::SessionExecutor for WithGateway {
         self.executor.evict().await
     }
 
+    async fn release(&self) -> Result<(), switchboard_protocol::AdapterError> {
+        self.executor.release().await
+    }
+
     fn is_resident(&self) -> bool {
         self.executor.is_resident()
     }
 
     fn native_session_id(&self) -> Option<String> {
         self.executor.native_session_id()
+    }
+
+    fn shared_process(&self) -> Option<u32> {
+        self.executor.shared_process()
     }
 }

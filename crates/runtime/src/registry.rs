@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use switchboard_acp::{AcpAdapter, MINIMAX_CODE};
 use switchboard_claude::ClaudeAdapter;
-use switchboard_codex::CodexAdapter;
+use switchboard_codex::{Codex, CodexAdapter};
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::messages::Heartbeat;
 use switchboard_protocol::{Adapter, Capabilities, HarnessAdvertisement, HarnessState};
@@ -158,6 +158,23 @@ impl Registry {
         ];
         registry.self_located = vec![minimax_code()];
         registry
+    }
+
+    /// The same registry with Codex Sessions sharing `codex app-server` processes, a thread
+    /// each, where their process-wide settings are equal (`switchboard_codex::host`); the
+    /// shared processes' homes live under `root`. Off unless asked for
+    /// (`--share-harness-processes`): one process's death fails every started Turn on it.
+    pub fn with_shared_codex_processes(mut self, root: PathBuf) -> Self {
+        let binary = self.locator.locate(&install::CODEX).path;
+        let codex = Codex::default().with_shared_processes(root);
+        if let Some(entry) = self
+            .entries
+            .iter_mut()
+            .find(|e| e.install.harness == HarnessId::Codex)
+        {
+            entry.adapter = Arc::new(CodexAdapter::with_harness(binary, codex));
+        }
+        self
     }
 
     /// Adds an adapter that implements `implemented`.

@@ -15,6 +15,16 @@
 //! `queued` to Core, whose bound on preparing does not count the wait. A slot is counted from its grant
 //! until its process is known gone, so the live processes never exceed the bound.
 //!
+//! Sessions sharing one harness process (Codex threads on one app-server,
+//! `--share-harness-processes`) count as that one process: [`SessionExecutor::shared_process`]
+//! names it, and every slot holder naming the same process counts once. Evicting one of them
+//! frees nothing while the others hold the process, so only Sessions whose eviction can free a
+//! process are victims (an own process, or a shared one none of whose Sessions is busy); the
+//! queue then evicts them one by one, least recently used first, until the process ends with its
+//! last thread. A Session about to join a shared process counts as a new process until it holds
+//! its thread (the Runtime cannot know beforehand that it will share), which errs on the side
+//! of fewer processes.
+//!
 //! A holder idle for `idle_timeout` is evicted too. Each idle period arms one timer task; a Turn
 //! starting or the Session being released aborts it.
 //!
@@ -22,7 +32,7 @@
 //! after the frame loop has moved on; frames for the Run that arrive meanwhile wait for it (or
 //! learn that the start failed) through a `watch` channel.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -103,12 +113,28 @@ impl Tables {
         self.clock
     }
 
+    /// Live processes: each holder's own, each shared process once, each reservation.
     fn live(&self) -> usize {
+        let mut shared = HashSet::new();
+        let mut own = 0;
+        for session in self.sessions.values().filter(|s| s.slot != Slot::None) {
+            match session.executor.shared_process() {
+                Some(pid) => {
+                    shared.insert(pid);
+                }
+                None => own += 1,
+            }
+        }
+        own + shared.len() + self.reserved
+    }
+
+    /// The shared processes a busy Session holds: evicting another Session on one frees nothing.
+    fn busy_shared(&self) -> HashSet<u32> {
         self.sessions
             .values()
-            .filter(|s| s.slot != Slot::None)
-            .count()
-            + self.reserved
+            .filter(|s| s.busy)
+            .filter_map(|s| s.executor.shared_process())
+            .collect()
     }
 }
 
@@ -165,8 +191,14 @@ impl Sessions {
             .iter()
             .map(|h| (h.as_str(), 0))
             .collect();
+        // A shared process counts once, however many Sessions it hosts.
+        let mut shared = HashSet::new();
         for session in self.tables().sessions.values() {
-            if session.executor.is_resident() {
+            let counted = match session.executor.shared_process() {
+                Some(pid) => shared.insert(pid),
+                None => session.executor.is_resident(),
+            };
+            if counted {
                 *counts.entry(session.harness).or_default() += 1;
             }
         }
@@ -249,7 +281,7 @@ impl Sessions {
             }
             session.executor.clone()
         };
-        let evicted = executor.evict().await;
+        let evicted = executor.release().await;
         self.remove(session_id);
         Some(evicted)
     }
@@ -423,10 +455,16 @@ impl Sessions {
             tables.queue.pop_front();
             return Step::Done(granted);
         }
+        let busy_shared = tables.busy_shared();
         let victim = tables
             .sessions
             .iter_mut()
             .filter(|(_, s)| s.slot == Slot::Held && !s.busy)
+            .filter(|(_, s)| {
+                s.executor
+                    .shared_process()
+                    .is_none_or(|pid| !busy_shared.contains(&pid))
+            })
             .min_by_key(|(_, s)| s.last_used);
         match victim {
             Some((id, victim)) => {
@@ -534,7 +572,7 @@ impl Sessions {
         control.clone()
     }
 
-    /// Sessions holding a process slot (live or being ended), for observers.
+    /// Live harness processes (held or being ended; a shared one once), for observers.
     pub fn live(&self) -> usize {
         self.tables().live()
     }

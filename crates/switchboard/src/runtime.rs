@@ -25,7 +25,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 use switchboard_runtime::remote::run_remote_with;
-use switchboard_runtime::{Locator, Registry, RemoteError, RemoteOptions};
+use switchboard_runtime::{RemoteError, RemoteOptions};
 use tokio_tungstenite::tungstenite;
 
 use crate::enrolled::{self, Saved};
@@ -64,6 +64,10 @@ pub struct RuntimeArgs {
     /// / 128 MB, between 4 and 1024.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_live_harnesses: Option<u64>,
+    /// Codex Sessions whose process-wide settings are equal share one `codex app-server`, a
+    /// thread each (as `serve --share-harness-processes`).
+    #[arg(long)]
+    pub share_harness_processes: bool,
     /// An OpenTelemetry collector's OTLP/HTTP base URL: this Runtime's spans of each Turn
     /// (children of Core's, by `execution_start`'s `traceparent`) are exported to `URL/v1/traces`.
     #[arg(long, env = "SWITCHBOARD_OTLP_ENDPOINT", value_name = "URL")]
@@ -154,7 +158,10 @@ pub async fn run(args: RuntimeArgs) -> anyhow::Result<()> {
         (None, Authority::Environment(saved)) => saved.runtime_id.clone(),
         (None, Authority::Deployment(_)) => default_runtime_id(),
     };
-    let registry = Arc::new(Registry::standard(Locator::from_env(&data_dir)));
+    let registry = Arc::new(crate::serve::registry(
+        &data_dir,
+        args.share_harness_processes,
+    ));
     let options = RemoteOptions {
         runtime_id: runtime_id.clone(),
         runtime: crate::serve::runtime_options(&data_dir, args.max_live_harnesses),

@@ -106,6 +106,12 @@ pub struct ServeArgs {
     /// / 128 MB, between 4 and 1024.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_live_harnesses: Option<u64>,
+    /// Codex Sessions whose process-wide settings are equal (provider, key, execution controls;
+    /// no workspace, MCP servers or Subagents) share one `codex app-server`, a thread each
+    /// (about 1.5 MB per further idle Session instead of about 22 MB each, docs/benchmarks.md). A shared process that dies fails
+    /// the started Turn of every Session on it.
+    #[arg(long)]
+    pub share_harness_processes: bool,
     /// Seconds a Runtime gets to prepare a Session, a wait for a process slot aside. A test
     /// knob (a queued first Turn outlasting it), hidden from `--help`.
     #[arg(long, default_value_t = 120, value_name = "SECONDS", hide = true, value_parser = clap::value_parser!(u64).range(1..))]
@@ -161,6 +167,20 @@ fn to_install(args: &ServeArgs) -> Vec<switchboard_protocol::HarnessId> {
 fn parse_harness(s: &str) -> Result<HarnessId, String> {
     HarnessId::parse(s)
         .ok_or_else(|| format!("unknown harness '{s}' (codex, claude_code, minimax_code)"))
+}
+
+/// The standard adapters on a data dir's executables, with shared Codex processes when
+/// `share` (`--share-harness-processes`), their homes beside the Sessions' state.
+pub fn registry(data_dir: &std::path::Path, share: bool) -> Registry {
+    let registry = Registry::standard(Locator::from_env(data_dir));
+    if share {
+        let root = RuntimeOptions::for_data_dir(data_dir)
+            .state_root
+            .join(".codex-shared");
+        registry.with_shared_codex_processes(root)
+    } else {
+        registry
+    }
 }
 
 /// The Runtime's options for a data dir, with `--max-live-harnesses` when given.
@@ -294,7 +314,7 @@ pub async fn run(
         }
     } else {
         // The local Runtime: same protocol, in-memory channels.
-        let registry = Arc::new(Registry::standard(Locator::from_env(&args.data_dir)));
+        let registry = Arc::new(registry(&args.data_dir, args.share_harness_processes));
         if !args.no_install {
             // Marked `installing` before the first heartbeat, so a Session that selects one
             // is admitted and waits for it.

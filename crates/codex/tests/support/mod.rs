@@ -112,3 +112,121 @@ pub fn function_call_outputs(request: &Value) -> Vec<Value> {
         .cloned()
         .collect()
 }
+
+/// A codex adapter whose shareable Sessions share processes, their homes in a fresh directory
+/// (the guard), and the host, to count its processes.
+pub fn sharing_adapter(
+    binary: PathBuf,
+) -> (
+    tempfile::TempDir,
+    CodexAdapter,
+    std::sync::Arc<switchboard_codex::host::ProcessHost>,
+) {
+    let root = state_dir("codex-shared");
+    let codex = switchboard_codex::Codex::default().with_shared_processes(root.path().to_owned());
+    let host = codex.host().expect("sharing is on").clone();
+    let adapter =
+        CodexAdapter::with_harness(binary, codex).with_turn_deadline(Duration::from_secs(45));
+    (root, adapter, host)
+}
+
+/// The configuration of a sharing test's Session `name`: its own instructions and, beside
+/// `get_weather`, a tool only it offers (`only_<name>`).
+pub fn named_configuration(base_url: &str, name: &str) -> SessionConfiguration {
+    let mut config = configuration(
+        base_url,
+        vec![get_weather(), only_tool(name)],
+        ExecutionControls::default(),
+    );
+    config.instructions = Some(format!("INSTRUCTIONS-OF-{name}"));
+    config
+}
+
+/// A tool only Session `name` offers.
+pub fn only_tool(name: &str) -> FunctionToolSpec {
+    FunctionToolSpec {
+        name: format!("only_{name}"),
+        ..get_weather()
+    }
+}
+
+/// The model requests (bodies) made for Session `name`: those carrying its instructions.
+pub fn requests_of(journal: &[Value], name: &str) -> Vec<Value> {
+    let marker = format!("INSTRUCTIONS-OF-{name}");
+    model_requests(journal)
+        .into_iter()
+        .filter(|body| body.to_string().contains(&marker))
+        .collect()
+}
+
+/// The names of the tools a model request offers.
+pub fn tool_names(request: &Value) -> Vec<String> {
+    request["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Whether `pid` is a live (not zombie) process.
+pub fn running(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+        !matches!(state, Some(Some('Z' | 'X')))
+    })
+}
+
+/// Starts root Turn `n` with `text` and waits for its first function call: the Turn and the
+/// call's id.
+pub async fn pending_call(
+    executor: &dyn SessionExecutor,
+    n: u32,
+    text: &str,
+) -> (switchboard_protocol::TurnHandle, String) {
+    let mut turn = start_user_turn(executor, n, text).await;
+    let call_id = next_call_id(&mut turn).await;
+    (turn, call_id)
+}
+
+/// Polls (bounded by [`WAIT`]) until `pid` no longer runs.
+pub async fn until_gone(pid: u32) {
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while running(pid) {
+        assert!(tokio::time::Instant::now() < deadline, "{pid} still runs");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Two Sessions, `alpha` and `beta`, sharing one app-server, against one scripted model that
+/// calls `get_weather` with `arguments`. Fields drop in order: the executors (their processes)
+/// before their state directories and the shared home.
+pub struct SharingPair {
+    pub alpha: Box<dyn SessionExecutor>,
+    pub beta: Box<dyn SessionExecutor>,
+    pub host: std::sync::Arc<switchboard_codex::host::ProcessHost>,
+    pub model: FakeResponses,
+    _states: [tempfile::TempDir; 3],
+}
+
+impl SharingPair {
+    /// The pair, or `None` (SKIPPED) without the codex binary.
+    pub async fn start(test: &str, arguments: &str) -> Option<SharingPair> {
+        let binary = codex_binary(test)?;
+        let model = weather_model(arguments).await;
+        let (root, adapter, host) = sharing_adapter(binary);
+        let url = model.base_url();
+        let (a_state, alpha) =
+            prepare_fresh(&adapter, named_configuration(&url, "alpha"), "codex").await;
+        let (b_state, beta) =
+            prepare_fresh(&adapter, named_configuration(&url, "beta"), "codex").await;
+        assert_eq!(host.process_ids().len(), 1, "one process for both");
+        Some(SharingPair {
+            alpha,
+            beta,
+            host,
+            model,
+            _states: [a_state, b_state, root],
+        })
+    }
+}

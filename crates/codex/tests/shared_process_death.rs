@@ -1,0 +1,74 @@
+//! When a shared app-server dies, every Session on it fails its started Turn
+//! (`harness_exited`), nothing is replayed, and each Session's next input runs on a new process
+//! that resumes its own thread with its history.
+
+mod support;
+
+use support::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_shared_process_fails_both_turns_and_both_resume() {
+    let Some(pair) = SharingPair::start(
+        "a_dead_shared_process_fails_both_turns_and_both_resume",
+        r#"{"city":"Kyiv"}"#,
+    )
+    .await
+    else {
+        return;
+    };
+    weather_turn(pair.alpha.as_ref(), 1, "alpha turn one").await;
+    weather_turn(pair.beta.as_ref(), 1, "beta turn one").await;
+    let threads = (
+        pair.alpha.native_session_id(),
+        pair.beta.native_session_id(),
+    );
+
+    let (mut turn_a, _) = pending_call(pair.alpha.as_ref(), 2, "alpha turn two").await;
+    let (mut turn_b, _) = pending_call(pair.beta.as_ref(), 2, "beta turn two").await;
+    let pids = pair.host.process_ids();
+    assert_eq!(pids.len(), 1);
+    let before = model_requests(&pair.model.journal()).len();
+    assert_eq!(before, 6);
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &pids[0].to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    assert_failed(&until_terminal(&mut turn_a).await, "harness_exited");
+    assert_failed(&until_terminal(&mut turn_b).await, "harness_exited");
+    until_gone(pids[0]).await;
+    assert!(
+        pair.host.process_ids().is_empty(),
+        "nothing replaced the process on its own"
+    );
+    assert_eq!(
+        model_requests(&pair.model.journal()).len(),
+        before,
+        "no Turn was replayed"
+    );
+
+    // The next input of each resumes its own thread on one new process.
+    weather_turn(pair.alpha.as_ref(), 3, "alpha turn three").await;
+    weather_turn(pair.beta.as_ref(), 3, "beta turn three").await;
+    let after = pair.host.process_ids();
+    assert_eq!(after.len(), 1);
+    assert_ne!(after[0], pids[0]);
+    assert_eq!(
+        (
+            pair.alpha.native_session_id(),
+            pair.beta.native_session_id()
+        ),
+        threads
+    );
+    let journal = pair.model.journal();
+    for (name, other) in [("alpha", "beta"), ("beta", "alpha")] {
+        let mine = requests_of(&journal, name);
+        let resumed = mine[mine.len() - 2].to_string();
+        assert!(
+            resumed.contains(&format!("{name} turn one")),
+            "history kept: {resumed}"
+        );
+        assert!(resumed.contains(&format!("{name} turn three")));
+        assert!(!resumed.contains(&format!("{other} turn")), "{resumed}");
+    }
+}
