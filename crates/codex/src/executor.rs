@@ -18,9 +18,8 @@ use switchboard_protocol::{
 };
 
 use crate::jsonrpc::{Connection, Inbound};
-use crate::launch::{CONTROL_TIMEOUT, StateLayout, launch};
+use crate::launch::{CONTROL_TIMEOUT, CodexProcess, StateLayout, launch, launch_overrides};
 use crate::managed;
-use crate::overrides::config_overrides;
 use crate::resume::{load_thread_id, open_thread};
 use crate::turn::{self, TurnIds, rpc_error, user_input};
 use crate::workspace;
@@ -49,14 +48,38 @@ impl CodexExecutor {
     /// configuration (or managed requirements it cannot run under) fails here rather than at
     /// the first Turn.
     pub async fn prepare(launch: Launch, managed_dir: PathBuf) -> Result<Self, AdapterError> {
+        let inner = Inner::new(launch, managed_dir);
+        inner.ensure_resident(&mut inner.slot.lock().await).await?;
+        Ok(CodexExecutor { inner })
+    }
+
+    /// Prepares the Session on `process`, an initialized app-server already running with
+    /// exactly this Session's launch overrides and provider key (a warm one, [`crate::warm`]):
+    /// its thread opens there, and only a later relaunch (after eviction) starts a process.
+    pub async fn prepare_on(
+        launch: Launch,
+        managed_dir: PathBuf,
+        process: CodexProcess,
+    ) -> Result<Self, AdapterError> {
+        let inner = Inner::new(launch, managed_dir);
+        let mut slot = inner.slot.lock().await;
+        if let Err(error) = inner.before_open() {
+            process.shutdown().await;
+            return Err(error);
+        }
+        inner.open_on(&mut slot, process).await?;
+        drop(slot);
+        Ok(CodexExecutor { inner })
+    }
+}
+
+impl Inner {
+    fn new(launch: Launch, managed_dir: PathBuf) -> Arc<Inner> {
         let layout = StateLayout::new(launch.state_dir);
         let thread_id = load_thread_id(&layout);
-        let inner = Arc::new(Inner {
+        Arc::new(Inner {
             binary: launch.binary,
-            overrides: config_overrides(&launch.configuration, launch.placement.is_some())
-                .into_iter()
-                .chain(crate::mcp::overrides(&launch.configuration))
-                .collect(),
+            overrides: launch_overrides(&launch.configuration, launch.placement.as_ref()),
             placement: launch.placement,
             layout,
             config: launch.configuration,
@@ -64,13 +87,9 @@ impl CodexExecutor {
             managed_dir,
             slot: ProcessSlot::default(),
             thread_id: StdMutex::new(thread_id),
-        });
-        inner.ensure_resident(&mut inner.slot.lock().await).await?;
-        Ok(CodexExecutor { inner })
+        })
     }
-}
 
-impl Inner {
     fn thread_id(&self) -> Option<String> {
         self.thread_id
             .lock()
@@ -85,13 +104,7 @@ impl Inner {
         if slot.has_process() {
             return Ok(());
         }
-        // Every launch opens (starts or resumes) the thread: the managed files may have changed
-        // since the last one.
-        managed::check(&self.config, &self.managed_dir)?;
-        self.layout
-            .create_dirs(&[self.layout.codex_home()])
-            .map_err(|e| AdapterError::Launch(e.to_string()))?;
-        workspace::trust(&self.layout, self.placement.as_ref())?;
+        self.before_open()?;
         let process = launch(
             &self.binary,
             &self.layout,
@@ -101,6 +114,25 @@ impl Inner {
         )
         .await
         .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        self.open_on(slot, process).await
+    }
+
+    /// What every opening of the thread checks and writes first: the managed files (they may
+    /// have changed since the last launch), the state folders, the workspace's trust.
+    fn before_open(&self) -> Result<(), AdapterError> {
+        managed::check(&self.config, &self.managed_dir)?;
+        self.layout
+            .create_dirs(&[self.layout.codex_home()])
+            .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        workspace::trust(&self.layout, self.placement.as_ref())
+    }
+
+    /// Opens (starts or resumes) the thread on `process` and holds it in the slot.
+    async fn open_on(
+        &self,
+        slot: &mut SlotGuard<'_, Connection, Inbound>,
+        process: CodexProcess,
+    ) -> Result<(), AdapterError> {
         if let Err(error) = crate::mcp::verify(&process.connection, &self.config).await {
             process.shutdown().await;
             return Err(error);

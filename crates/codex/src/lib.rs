@@ -19,6 +19,7 @@
 //! - [`subagents`]: codex's native multi-agent feature as Subagent observations.
 //! - [`turn`]: the per-Turn driver: calls, cancel, steer, deadline.
 //! - [`executor`]: the [`SessionExecutor`], evictable.
+//! - [`warm`]: started, initialized processes that belong to no Session yet, and binding one.
 //!
 //! What is not codex's (the `Adapter` itself, the hermetic process, the executor's process slot,
 //! the Turn loop with its deadline and commands, the receipt table, JSON lines) is
@@ -38,6 +39,7 @@ pub mod receipts;
 pub mod resume;
 pub mod subagents;
 pub mod turn;
+pub mod warm;
 pub mod workspace;
 
 use std::path::PathBuf;
@@ -73,6 +75,11 @@ impl Codex {
     /// Codex with its managed files read from `dir` (codex's own is `/etc/codex`).
     pub fn with_managed_dir(dir: PathBuf) -> Self {
         Codex { managed_dir: dir }
+    }
+
+    /// Where codex's managed requirements are read from.
+    pub fn managed_dir(&self) -> &std::path::Path {
+        &self.managed_dir
     }
 }
 
