@@ -147,7 +147,7 @@ enum Step {
     Wait,
     Evict(String, Arc<dyn SessionExecutor>),
     /// End this warm process: its slot goes to the head of the queue.
-    Shed(WarmProcess),
+    Shed(Box<WarmProcess>),
 }
 
 impl Sessions {
@@ -378,7 +378,7 @@ impl Sessions {
                 Step::Evict(victim, executor) => self.evict(&victim, &executor).await,
                 Step::Shed(process) => {
                     let pid = process.pid().unwrap_or_default();
-                    self.end_warm(process).await;
+                    self.end_warm(*process).await;
                     let _ = self.notices.send(Notice::Shed { pid });
                 }
             }
@@ -434,7 +434,7 @@ impl Sessions {
         if tables.live() >= self.max_live {
             // A warm process is the cheapest slot to give up; one still launching soon is.
             if let Some(process) = tables.warm.take_oldest() {
-                return Step::Shed(process);
+                return Step::Shed(Box::new(process));
             }
             if tables.warm.is_launching() {
                 return Step::Wait;

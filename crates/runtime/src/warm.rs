@@ -223,7 +223,7 @@ impl Warmer {
                     Reserve::Launch => {}
                     Reserve::Replace(old) => {
                         drop(permit);
-                        this.sessions.end_warm(old).await;
+                        this.sessions.end_warm(*old).await;
                         continue;
                     }
                     Reserve::Enough => return,
@@ -251,7 +251,7 @@ pub enum Reserve {
     /// A slot is reserved for one more launch.
     Launch,
     /// The pool is full with another key's processes: end this one first.
-    Replace(WarmProcess),
+    Replace(Box<WarmProcess>),
     /// The key has its processes, or no slot is free.
     Enough,
 }
@@ -268,7 +268,7 @@ impl Stock {
             return match other {
                 Some(i) => {
                     self.ending += 1;
-                    Reserve::Replace(self.ready.remove(i))
+                    Reserve::Replace(Box::new(self.ready.remove(i)))
                 }
                 None => Reserve::Enough,
             };
