@@ -10,9 +10,10 @@
 mod support;
 
 use support::mcp::{model_requests, run};
-use support::warm::{child_pids, runtime_warm, until_bound, until_notice, until_warmed};
+use support::warm::{
+    child_pids, runtime_warm, text_model, until_bound, until_notice, until_warmed,
+};
 use support::{codex_binary, configuration, next_frame, prepare, send};
-use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
 use switchboard_protocol::RuntimeToCore;
 use switchboard_protocol::messages::{ExecutionRelease, PreparationState, TurnOutcome};
 use switchboard_runtime::{LocalRuntime, Notice};
@@ -30,11 +31,7 @@ async fn a_warm_bound_session_resumes_its_history_after_eviction() {
     else {
         return;
     };
-    let model = MockModel::start(
-        MockConfig::loopback().with_scenario(Scenario::new(vec![Rule::from(Reply::text("ok"))])),
-    )
-    .await
-    .unwrap();
+    let model = text_model("ok").await;
     let state = support::scratch("warm-resume-");
     // Two slots: the primer's process and one warm one, then the primer's and the bound one.
     let mut runtime = runtime_warm(binary, state.path(), 2, 1);

@@ -10,9 +10,10 @@ mod support;
 
 use support::limit::ChildPeak;
 use support::mcp::run;
-use support::warm::{child_pids, holds_rollout_under, runtime_warm, until_bound, until_warmed};
+use support::warm::{
+    child_pids, holds_rollout_under, runtime_warm, text_model, until_bound, until_warmed,
+};
 use support::{codex_binary, configuration, prepare};
-use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
 use switchboard_protocol::RuntimeToCore;
 use switchboard_protocol::messages::TurnOutcome;
 
@@ -21,11 +22,7 @@ async fn the_first_turn_of_a_warm_bound_session_spawns_nothing() {
     let Some(binary) = codex_binary("the_first_turn_of_a_warm_bound_session_spawns_nothing") else {
         return;
     };
-    let model = MockModel::start(
-        MockConfig::loopback().with_scenario(Scenario::new(vec![Rule::from(Reply::text("ok"))])),
-    )
-    .await
-    .unwrap();
+    let model = text_model("ok").await;
     let state = support::scratch("warm-nospawn-");
     let mut runtime = runtime_warm(binary, state.path(), 8, 1);
     let mut notices = runtime.notices();

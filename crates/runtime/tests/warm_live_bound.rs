@@ -11,9 +11,8 @@ mod support;
 
 use support::limit::{ChildPeak, live_children};
 use support::mcp::run;
-use support::warm::{child_pids, received, runtime_warm, until_notice, until_warmed};
+use support::warm::{child_pids, received, runtime_warm, text_model, until_notice, until_warmed};
 use support::{codex_binary, configuration, prepare};
-use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
 use switchboard_protocol::RuntimeToCore;
 use switchboard_protocol::messages::TurnOutcome;
 use switchboard_runtime::{LocalRuntime, Notice};
@@ -30,11 +29,7 @@ async fn warm_processes_hold_slots_and_give_them_up() {
     let Some(binary) = codex_binary("warm_processes_hold_slots_and_give_them_up") else {
         return;
     };
-    let model = MockModel::start(
-        MockConfig::loopback().with_scenario(Scenario::new(vec![Rule::from(Reply::text("ok"))])),
-    )
-    .await
-    .unwrap();
+    let model = text_model("ok").await;
     let state = support::scratch("warm-bound-");
     let mut runtime = runtime_warm(binary, state.path(), 2, 1);
     let peak = ChildPeak::start();

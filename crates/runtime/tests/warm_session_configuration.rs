@@ -11,9 +11,9 @@ mod support;
 
 use serde_json::{Value, json};
 use support::mcp::{model_requests, offered, run};
-use support::warm::{runtime_warm, until_bound, until_warmed};
+use support::warm::{runtime_warm, text_model, until_bound, until_warmed};
 use support::{codex_binary, configuration, prepare};
-use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
+use switchboard_mock_model::MockModel;
 use switchboard_protocol::configuration::OutputFormat;
 use switchboard_protocol::messages::TurnOutcome;
 use switchboard_protocol::{FunctionToolSpec, RuntimeToCore, SessionConfiguration};
@@ -64,12 +64,7 @@ async fn warm_processes_carry_their_own_sessions_configuration() {
     let Some(binary) = codex_binary("warm_processes_carry_their_own_sessions_configuration") else {
         return;
     };
-    let model = MockModel::start(
-        MockConfig::loopback()
-            .with_scenario(Scenario::new(vec![Rule::from(Reply::text(r#"{"a":"b"}"#))])),
-    )
-    .await
-    .unwrap();
+    let model = text_model(r#"{"a":"b"}"#).await;
     let state = support::scratch("warm-config-");
     let mut runtime = runtime_warm(binary, state.path(), 8, 1);
     let mut notices = runtime.notices();

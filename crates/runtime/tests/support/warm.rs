@@ -1,25 +1,30 @@
 //! A Runtime with a warm pool, and waits on the pool's notices.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
 
+use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_runtime::{LocalRuntime, Locator, Notice, Registry, RuntimeOptions};
+use switchboard_runtime::{LocalRuntime, Notice, RuntimeOptions};
 use tokio::sync::broadcast;
+
+use super::limit::{bounded_options, runtime_with};
 
 /// A Runtime running codex from `binary` with at most `max_live` harness processes, `warm` of
 /// which may be warm.
 pub fn runtime_warm(binary: PathBuf, state: &Path, max_live: usize, warm: usize) -> LocalRuntime {
-    let locator = Locator::new(state).with_explicit(HarnessId::Codex, binary);
     let options = RuntimeOptions {
-        idle_timeout: Duration::from_secs(300),
-        heartbeat_interval: Duration::from_secs(30),
-        max_live_harnesses: max_live,
         warm_harnesses: warm,
-        ..RuntimeOptions::for_data_dir(state)
+        ..bounded_options(state, max_live)
     };
-    LocalRuntime::start(Arc::new(Registry::standard(locator)), options)
+    runtime_with(HarnessId::Codex, binary, state, options)
+}
+
+/// A mock model that answers every request with `text`.
+pub async fn text_model(text: &str) -> MockModel {
+    let scenario = Scenario::new(vec![Rule::from(Reply::text(text))]);
+    MockModel::start(MockConfig::loopback().with_scenario(scenario))
+        .await
+        .unwrap()
 }
 
 /// The next notice `pick` accepts (others are skipped), bounded.
