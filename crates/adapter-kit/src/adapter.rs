@@ -84,6 +84,30 @@ impl<H: NativeHarness> NativeAdapter<H> {
     pub fn capabilities() -> Capabilities {
         H::capabilities()
     }
+
+    /// The executable every process of this adapter runs.
+    pub fn binary(&self) -> &std::path::Path {
+        &self.binary
+    }
+
+    /// The harness's own settings.
+    pub fn native(&self) -> &H {
+        &self.harness
+    }
+
+    /// The [`Launch`] of a Session's executor, after the checks every preparation makes (the
+    /// configuration is one the harness can run, the executable exists).
+    pub fn launch(&self, request: PrepareRequest) -> Result<Launch, AdapterError> {
+        H::validate(&request.configuration)?;
+        binary::require(&self.binary)?;
+        Ok(Launch {
+            binary: self.binary.clone(),
+            state_dir: request.state_dir,
+            configuration: request.configuration,
+            turn_deadline: self.turn_deadline,
+            placement: request.placement,
+        })
+    }
 }
 
 #[async_trait]
@@ -102,16 +126,7 @@ impl<H: NativeHarness> Adapter for NativeAdapter<H> {
         &self,
         request: PrepareRequest,
     ) -> Result<Box<dyn SessionExecutor>, AdapterError> {
-        H::validate(&request.configuration)?;
-        binary::require(&self.binary)?;
-        self.harness
-            .prepare(Launch {
-                binary: self.binary.clone(),
-                state_dir: request.state_dir,
-                configuration: request.configuration,
-                turn_deadline: self.turn_deadline,
-                placement: request.placement,
-            })
-            .await
+        let launch = self.launch(request)?;
+        self.harness.prepare(launch).await
     }
 }

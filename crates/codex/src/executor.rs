@@ -25,9 +25,10 @@ use switchboard_protocol::{
 
 use crate::host::{Home, Link, ProcessHost, ProcessSpec, ShareKey};
 use crate::jsonrpc::{Connection, Inbound};
-use crate::launch::{CONTROL_TIMEOUT, StateLayout, THREAD_HOME_FILE, launch};
+use crate::launch::{
+    CONTROL_TIMEOUT, CodexProcess, StateLayout, THREAD_HOME_FILE, launch, launch_overrides,
+};
 use crate::managed;
-use crate::overrides::config_overrides;
 use crate::resume::{load_thread_id, open_thread};
 use crate::turn::{self, TurnIds, rpc_error, user_input};
 use crate::workspace;
@@ -64,15 +65,50 @@ impl CodexExecutor {
         managed_dir: PathBuf,
         host: Option<Arc<ProcessHost>>,
     ) -> Result<Self, AdapterError> {
+        let inner = Inner::new(launch, managed_dir, host);
+        inner.ensure_resident(&mut inner.slot.lock().await).await?;
+        Ok(CodexExecutor { inner })
+    }
+
+    /// Prepares the Session on `process`, an initialized app-server already running with
+    /// exactly this Session's launch overrides and provider key (a warm one, [`crate::warm`]):
+    /// its thread opens there, in a process of its own, and only a later relaunch (after
+    /// eviction) starts a process.
+    pub async fn prepare_on(
+        launch: Launch,
+        managed_dir: PathBuf,
+        process: CodexProcess,
+    ) -> Result<Self, AdapterError> {
+        let inner = Inner::new(launch, managed_dir, None);
+        let mut slot = inner.slot.lock().await;
+        let opened = match (inner.before_open(), &inner.home) {
+            (Ok(()), Home::Own(process_layout)) => {
+                inner.open_own(&mut slot, process, process_layout).await
+            }
+            (Ok(()), Home::Shared(..)) => {
+                process.shutdown().await;
+                Err(AdapterError::Launch(
+                    "a warm process cannot host a shared Session".into(),
+                ))
+            }
+            (Err(error), _) => {
+                process.shutdown().await;
+                Err(error)
+            }
+        };
+        opened?;
+        drop(slot);
+        Ok(CodexExecutor { inner })
+    }
+}
+
+impl Inner {
+    fn new(launch: Launch, managed_dir: PathBuf, host: Option<Arc<ProcessHost>>) -> Arc<Inner> {
         let layout = StateLayout::new(launch.state_dir.clone());
         let thread_id = load_thread_id(&layout);
-        let overrides: Vec<String> =
-            config_overrides(&launch.configuration, launch.placement.is_some())
-                .into_iter()
-                .chain(crate::mcp::overrides(&launch.configuration))
-                .collect();
+        let overrides = launch_overrides(&launch.configuration, launch.placement.as_ref());
         let home = Home::choose(host, &launch, &layout, &overrides, thread_id.is_some());
-        let inner = Arc::new(Inner {
+        Arc::new(Inner {
             binary: launch.binary,
             overrides,
             home,
@@ -84,13 +120,9 @@ impl CodexExecutor {
             slot: ProcessSlot::default(),
             thread_id: StdMutex::new(thread_id),
             shared_pid: StdMutex::new(None),
-        });
-        inner.ensure_resident(&mut inner.slot.lock().await).await?;
-        Ok(CodexExecutor { inner })
+        })
     }
-}
 
-impl Inner {
     fn thread_id(&self) -> Option<String> {
         self.thread_id
             .lock()
@@ -109,36 +141,49 @@ impl Inner {
         if slot.has_process() {
             return Ok(());
         }
-        // Every launch opens (starts or resumes) the thread: the managed files may have changed
-        // since the last one.
-        managed::check(&self.config, &self.managed_dir)?;
-        self.layout
-            .create_dirs(&[])
-            .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        self.before_open()?;
         match &self.home {
-            Home::Own(process_layout) => self.launch_own(slot, process_layout).await,
+            Home::Own(process_layout) => {
+                let process = launch(
+                    &self.binary,
+                    process_layout,
+                    self.placement.as_ref(),
+                    &self.overrides,
+                    &self.config.model_provider.api_key,
+                )
+                .await
+                .map_err(|e| AdapterError::Launch(e.to_string()))?;
+                self.open_own(slot, process, process_layout).await
+            }
             Home::Shared(host, key) => self.join_shared(slot, host, key).await,
         }
     }
 
-    async fn launch_own(
+    /// What every opening of the thread checks and writes first: the managed files (they may
+    /// have changed since the last launch), the state folders, and for a process of its own,
+    /// its home and the workspace's trust.
+    fn before_open(&self) -> Result<(), AdapterError> {
+        managed::check(&self.config, &self.managed_dir)?;
+        self.layout
+            .create_dirs(&[])
+            .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        if let Home::Own(process_layout) = &self.home {
+            process_layout
+                .create_dirs(&[process_layout.codex_home()])
+                .map_err(|e| AdapterError::Launch(e.to_string()))?;
+            workspace::trust(process_layout, self.placement.as_ref())?;
+        }
+        Ok(())
+    }
+
+    /// Opens (starts or resumes) the thread on `process`, an own process whose home is
+    /// `process_layout`'s, and holds it in the slot; a failure ends the process.
+    async fn open_own(
         &self,
         slot: &mut SlotGuard<'_, Link, Inbound>,
+        process: CodexProcess,
         process_layout: &StateLayout,
     ) -> Result<(), AdapterError> {
-        process_layout
-            .create_dirs(&[process_layout.codex_home()])
-            .map_err(|e| AdapterError::Launch(e.to_string()))?;
-        workspace::trust(process_layout, self.placement.as_ref())?;
-        let process = launch(
-            &self.binary,
-            process_layout,
-            self.placement.as_ref(),
-            &self.overrides,
-            &self.config.model_provider.api_key,
-        )
-        .await
-        .map_err(|e| AdapterError::Launch(e.to_string()))?;
         if let Err(error) = crate::mcp::verify(&process.connection, &self.config).await {
             process.shutdown().await;
             return Err(error);

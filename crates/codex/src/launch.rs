@@ -61,6 +61,18 @@ pub enum LaunchError {
     Initialize(#[from] RpcError),
 }
 
+/// Every `-c` override of a Session's launches: its configuration ([`crate::overrides`]) and
+/// its MCP servers ([`crate::mcp`]).
+pub fn launch_overrides(
+    config: &switchboard_protocol::SessionConfiguration,
+    placement: Option<&ProcessPlacement>,
+) -> Vec<String> {
+    crate::overrides::config_overrides(config, placement.is_some())
+        .into_iter()
+        .chain(crate::mcp::overrides(config))
+        .collect()
+}
+
 /// A running, initialized app-server.
 pub type CodexProcess = NativeProcess<Connection, Inbound>;
 

@@ -21,6 +21,7 @@
 //! - [`subagents`]: codex's native multi-agent feature as Subagent observations.
 //! - [`turn`]: the per-Turn driver: calls, cancel, steer, deadline.
 //! - [`executor`]: the [`SessionExecutor`], evictable.
+//! - [`warm`]: started, initialized processes that belong to no Session yet, and binding one.
 //!
 //! What is not codex's (the `Adapter` itself, the hermetic process, the executor's process slot,
 //! the Turn loop with its deadline and commands, the receipt table, JSON lines) is
@@ -42,6 +43,7 @@ pub mod receipts;
 pub mod resume;
 pub mod subagents;
 pub mod turn;
+pub mod warm;
 pub mod workspace;
 
 use std::path::PathBuf;
@@ -106,6 +108,11 @@ impl Codex {
     /// The shared processes, when Sessions share them.
     pub fn host(&self) -> Option<&Arc<host::ProcessHost>> {
         self.host.as_ref()
+    }
+
+    /// Where codex's managed requirements are read from.
+    pub fn managed_dir(&self) -> &std::path::Path {
+        &self.managed_dir
     }
 }
 

@@ -172,7 +172,11 @@ fn main() {
     }
     println!(
         "subscriber: {}",
-        if telemetry.is_some() { "serve's" } else { "none" }
+        if telemetry.is_some() {
+            "serve's"
+        } else {
+            "none"
+        }
     );
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -14,6 +14,12 @@ pub const FLOOR: usize = 4;
 /// The most live processes a default allows.
 pub const CEILING: usize = 1024;
 
+/// Warm processes ([`crate::warm`]) by default on a machine that fits fewer than
+/// [`WARM_TWO_FROM`] live processes, and on one that fits more.
+pub const WARM_DEFAULT: [usize; 2] = [1, 2];
+/// The live-process bound from which two warm processes are kept.
+pub const WARM_TWO_FROM: usize = 16;
+
 /// Harness processes started at once per core by default.
 pub const LAUNCHES_PER_CORE: usize = 2;
 
@@ -30,6 +36,22 @@ pub fn default_max_live_harnesses() -> usize {
         .ok()
         .and_then(|text| mem_available(&text));
     from_available(available)
+}
+
+/// The default `--warm-harnesses` for this machine under a `max_live` bound: one warm
+/// process, two where memory fits [`WARM_TWO_FROM`] live ones, always leaving a slot for a
+/// Session (none under a bound of 1).
+pub fn default_warm_harnesses(max_live: usize) -> usize {
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| mem_available(&text));
+    warm_for(from_available(available), max_live)
+}
+
+/// The warm default when memory fits `fits` live processes and the bound is `max_live`.
+pub fn warm_for(fits: usize, max_live: usize) -> usize {
+    let warm = WARM_DEFAULT[usize::from(fits >= WARM_TWO_FROM)];
+    warm.min(max_live.saturating_sub(1))
 }
 
 /// The default for `available` bytes of memory (`None`: unknown).
@@ -68,5 +90,13 @@ mod tests {
         assert_eq!(from_available(Some(100 * 1024 * 1024)), FLOOR);
         assert_eq!(from_available(Some(u64::MAX)), CEILING);
         assert_eq!(from_available(None), FLOOR);
+    }
+
+    #[test]
+    fn the_warm_default_is_small_and_leaves_a_slot() {
+        assert_eq!(warm_for(180, 180), 2);
+        assert_eq!(warm_for(FLOOR, FLOOR), 1);
+        assert_eq!(warm_for(180, 2), 1);
+        assert_eq!(warm_for(180, 1), 0);
     }
 }

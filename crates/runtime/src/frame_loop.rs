@@ -33,6 +33,7 @@ use tracing::Instrument;
 use crate::mcp_gateway::{McpGateway, WithGateway};
 use crate::registry::Registry;
 use crate::sessions::{Admission, Notice, Sessions};
+use crate::warm::Warmer;
 use crate::workspace::relay::Forwarder;
 use crate::workspace::{WorkspaceError, WorkspaceOptions, Workspaces};
 
@@ -60,6 +61,10 @@ pub struct RuntimeOptions {
     /// hundreds at once on a few cores starve each other past the adapters' control timeouts,
     /// and those Turns would fail. Default: [`crate::capacity::default_concurrent_launches`].
     pub max_concurrent_launches: usize,
+    /// How many started, initialized harness processes wait for new Sessions
+    /// ([`crate::warm`]), each counted against `max_live_harnesses`. `0` (the library's
+    /// default): none; the binary's default is [`crate::capacity::default_warm_harnesses`].
+    pub warm_harnesses: usize,
     /// Where managed workspaces and sandbox relays live.
     pub workspaces: WorkspaceOptions,
 }
@@ -76,6 +81,7 @@ impl RuntimeOptions {
             heartbeat_interval: Duration::from_secs(15),
             max_live_harnesses: crate::capacity::default_max_live_harnesses(),
             max_concurrent_launches: crate::capacity::default_concurrent_launches(),
+            warm_harnesses: 0,
             workspaces: WorkspaceOptions::for_data_dir(&data_dir),
         }
     }
@@ -94,6 +100,8 @@ struct Loop {
     launches: Arc<tokio::sync::Semaphore>,
     /// Each running Run's span, for the frames that act on it (a function result).
     run_spans: Mutex<HashMap<String, tracing::Span>>,
+    /// The warm pool's refills and bindings.
+    warm: Arc<Warmer>,
 }
 
 /// Serves frames until `inbound` closes, then ends every Session's native process.
@@ -112,7 +120,15 @@ pub async fn serve_frames(
     let launches = Arc::new(tokio::sync::Semaphore::new(
         options.max_concurrent_launches.max(1),
     ));
+    let warm = Arc::new(Warmer::new(
+        registry.codex(),
+        options.warm_harnesses,
+        &options.state_root,
+        sessions.clone(),
+        launches.clone(),
+    ));
     let this = Arc::new(Loop {
+        warm,
         launches,
         registry,
         options,
@@ -139,6 +155,9 @@ pub async fn serve_frames(
     }
     for executor in this.sessions.drain() {
         let _ = executor.evict().await;
+    }
+    for process in this.sessions.drain_warm() {
+        this.sessions.end_warm(process).await;
     }
 }
 
@@ -395,6 +414,71 @@ impl Loop {
             state_dir,
             placement,
         };
+        let warm_key = self.warm.key(&request);
+        let prepared = match self.prepare_warm(&request, warm_key.as_ref()).await {
+            Some(prepared) => prepared,
+            None => self.prepare_cold(&*adapter, request).await,
+        };
+        let prepared = prepared.map(|executor| match gateway {
+            Some(gateway) => Box::new(WithGateway { executor, gateway }),
+            None => executor,
+        });
+        match prepared {
+            Ok(executor) => {
+                if let Some(relay) = relay {
+                    self.relays_held().insert(session_id.clone(), relay);
+                }
+                let harness = configuration_harness.as_str();
+                self.sessions
+                    .insert(&session_id, harness, Arc::from(executor));
+                self.preparation(&session_id, PreparationState::Ready, None)
+                    .await;
+                if let Some(key) = warm_key {
+                    self.warm.refill(key);
+                }
+            }
+            Err(error) => {
+                self.sessions.preparation_failed();
+                drop(relay);
+                self.workspaces.release(&session_id);
+                self.preparation(
+                    &session_id,
+                    PreparationState::Failed,
+                    Some((error.code(), error.to_string())),
+                )
+                .await;
+            }
+        }
+    }
+
+    /// Prepares on a warm process of `key` when the pool has one (`None`: it has not). The
+    /// process's slot is the preparation's; if the warm process fails the Session (it died
+    /// after the pool last looked), the slot is given back and `None` lets it launch cold.
+    async fn prepare_warm(
+        &self,
+        request: &PrepareRequest,
+        key: Option<&switchboard_codex::warm::WarmKey>,
+    ) -> Option<Result<Box<dyn switchboard_protocol::SessionExecutor>, AdapterError>> {
+        let process = self.sessions.take_warm(&request.session_id, key?).await?;
+        match self.warm.prepare(request.clone(), process).await {
+            Ok(executor) => Some(Ok(executor)),
+            Err(error @ (AdapterError::Exited | AdapterError::Timeout(_))) => {
+                tracing::warn!(session = %request.session_id, %error, "a warm process failed; launching");
+                crate::warm::remove_linked(&request.state_dir);
+                self.sessions.preparation_failed();
+                None
+            }
+            Err(error) => Some(Err(error)),
+        }
+    }
+
+    /// Prepares by launching the Session's own process, in a slot and with a launch permit.
+    async fn prepare_cold(
+        &self,
+        adapter: &dyn switchboard_protocol::Adapter,
+        request: PrepareRequest,
+    ) -> Result<Box<dyn switchboard_protocol::SessionExecutor>, AdapterError> {
+        let session_id = request.session_id.clone();
         // Preparing launches the harness process: it waits for a slot like a Turn does, and
         // Core hears that it waits (`queued`), then that it goes on (`preparing` again), so its
         // bound on the preparation does not count the wait.
@@ -417,37 +501,9 @@ impl Loop {
             self.preparation(&session_id, PreparationState::Preparing, None)
                 .await;
         }
-        let prepared = adapter
-            .prepare(request)
-            .await
-            .map(|executor| match gateway {
-                Some(gateway) => Box::new(WithGateway { executor, gateway }),
-                None => executor,
-            });
+        let prepared = adapter.prepare(request).await;
         drop(launch);
-        match prepared {
-            Ok(executor) => {
-                if let Some(relay) = relay {
-                    self.relays_held().insert(session_id.clone(), relay);
-                }
-                let harness = configuration_harness.as_str();
-                self.sessions
-                    .insert(&session_id, harness, Arc::from(executor));
-                self.preparation(&session_id, PreparationState::Ready, None)
-                    .await;
-            }
-            Err(error) => {
-                self.sessions.preparation_failed();
-                drop(relay);
-                self.workspaces.release(&session_id);
-                self.preparation(
-                    &session_id,
-                    PreparationState::Failed,
-                    Some((error.code(), error.to_string())),
-                )
-                .await;
-            }
-        }
+        prepared
     }
 
     fn relays_held(&self) -> std::sync::MutexGuard<'_, HashMap<String, Forwarder>> {
@@ -702,6 +758,8 @@ impl Loop {
             return;
         }
         let dir = self.options.state_root.join(session_id);
+        // A Session bound to a warm process keeps its state where that process started.
+        crate::warm::remove_linked(&dir);
         match std::fs::remove_dir_all(&dir) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}

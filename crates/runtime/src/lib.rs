@@ -13,6 +13,8 @@
 //! - [`capacity`]: the default bound on live harness processes, from the machine's memory.
 //! - [`sessions`]: prepared executors, the bound on live processes (LRU eviction of idle
 //!   ones, a queue of Turns waiting for a slot) and running Turns.
+//! - [`warm`]: started, initialized harness processes waiting for new Sessions, in the
+//!   same slots.
 //! - [`frame_loop`]: the frame handling every transport shares.
 //! - [`metrics`]: the names of the figures the Runtime records.
 //! - [`local`]: [`LocalRuntime`], the in-process transport (two channels).
@@ -35,6 +37,7 @@ pub mod probe;
 pub mod registry;
 pub mod remote;
 pub mod sessions;
+pub mod warm;
 pub mod workspace;
 
 pub use frame_loop::{RuntimeOptions, serve_frames};

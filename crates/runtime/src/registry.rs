@@ -67,6 +67,8 @@ pub struct Registry {
     /// A `bwrap` that worked when the registry was made: managed workspaces are offered only
     /// with it.
     bwrap: Option<Bwrap>,
+    /// The standard Codex adapter, which the warm pool starts processes of (`crate::warm`).
+    codex: Option<Arc<CodexAdapter>>,
 }
 
 impl Registry {
@@ -79,6 +81,7 @@ impl Registry {
             installs: Mutex::new(HashMap::new()),
             changed: watch::Sender::new(0),
             bwrap: Bwrap::probe(),
+            codex: None,
         }
     }
 
@@ -139,14 +142,14 @@ impl Registry {
     /// Every adapter this build has, each on the executable `locator` resolves. A missing
     /// executable is not an error here: the harness is advertised unavailable.
     pub fn standard(locator: Locator) -> Self {
-        let codex = CodexAdapter::new(locator.locate(&install::CODEX).path);
+        let codex = Arc::new(CodexAdapter::new(locator.locate(&install::CODEX).path));
         let claude = ClaudeAdapter::new(locator.locate(&install::CLAUDE_CODE).path);
         let mut registry = Registry::new(locator);
         // Each adapter goes in with the install row it was located by, one per harness, so
         // neither of `register`'s refusals can apply.
         registry.entries = vec![
             Entry {
-                adapter: Arc::new(codex),
+                adapter: codex.clone(),
                 install: install::CODEX,
                 implemented: CodexAdapter::capabilities(),
             },
@@ -157,6 +160,7 @@ impl Registry {
             },
         ];
         registry.self_located = vec![minimax_code()];
+        registry.codex = Some(codex);
         registry
     }
 
@@ -172,9 +176,16 @@ impl Registry {
             .iter_mut()
             .find(|e| e.install.harness == HarnessId::Codex)
         {
-            entry.adapter = Arc::new(CodexAdapter::with_harness(binary, codex));
+            let adapter = Arc::new(CodexAdapter::with_harness(binary, codex));
+            entry.adapter = adapter.clone();
+            self.codex = Some(adapter);
         }
         self
+    }
+
+    /// The Codex adapter warm processes are started for (the one Sessions run on).
+    pub fn codex(&self) -> Option<Arc<CodexAdapter>> {
+        self.codex.clone()
     }
 
     /// Adds an adapter that implements `implemented`.

@@ -25,6 +25,9 @@
 //! its thread (the Runtime cannot know beforehand that it will share), which errs on the side
 //! of fewer processes.
 //!
+//! Warm processes ([`crate::warm`]) hold slots in the same table: the head of the queue ends
+//! one before it evicts an idle Session, and waits for one still launching rather than evict.
+//!
 //! A holder idle for `idle_timeout` is evicted too. Each idle period arms one timer task; a Turn
 //! starting or the Session being released aborts it.
 //!
@@ -36,10 +39,13 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use switchboard_codex::warm::{WarmKey, WarmProcess};
 use switchboard_protocol::SessionExecutor;
 use switchboard_protocol::adapter::{AdapterError, TurnControlRef};
 use tokio::sync::{broadcast, watch};
 use tokio::task::AbortHandle;
+
+use crate::warm::{Reserve, Stock};
 
 /// Something the Runtime did on its own, for observers (tests, logs). Nothing depends on it
 /// being received.
@@ -50,6 +56,12 @@ pub enum Notice {
     /// A Turn waits for a process slot (every slot is held by a busy Session), or for a
     /// launch permit to relaunch its evicted Session's process.
     Queued { run_id: String },
+    /// A warm harness process is started, initialized and waits for a Session.
+    Warmed { pid: u32 },
+    /// A Session's preparation took the warm process `pid` instead of launching one.
+    BoundWarm { session_id: String, pid: u32 },
+    /// A warm process was ended to give its slot to a Turn or a preparation.
+    Shed { pid: u32 },
 }
 
 /// Whether a Session counts against the live-process bound.
@@ -104,6 +116,8 @@ struct Tables {
     queue: VecDeque<String>,
     /// Slots held by preparations in flight (preparing launches the process).
     reserved: usize,
+    /// The warm pool's processes and slots.
+    warm: Stock,
     clock: u64,
 }
 
@@ -113,7 +127,8 @@ impl Tables {
         self.clock
     }
 
-    /// Live processes: each holder's own, each shared process once, each reservation.
+    /// Live processes: each holder's own, each shared process once, each reservation, each
+    /// warm one.
     fn live(&self) -> usize {
         let mut shared = HashSet::new();
         let mut own = 0;
@@ -125,7 +140,7 @@ impl Tables {
                 None => own += 1,
             }
         }
-        own + shared.len() + self.reserved
+        own + shared.len() + self.reserved + self.warm.held()
     }
 
     /// The shared processes a busy Session holds: evicting another Session on one frees nothing.
@@ -157,6 +172,8 @@ enum Step {
     /// It waits behind others or for a busy slot (reported once as [`Notice::Queued`]).
     Wait,
     Evict(String, Arc<dyn SessionExecutor>),
+    /// End this warm process: its slot goes to the head of the queue.
+    Shed(Box<WarmProcess>),
 }
 
 impl Sessions {
@@ -391,6 +408,11 @@ impl Sessions {
                     let _ = changed.changed().await;
                 }
                 Step::Evict(victim, executor) => self.evict(&victim, &executor).await,
+                Step::Shed(process) => {
+                    let pid = process.pid().unwrap_or_default();
+                    self.end_warm(*process).await;
+                    let _ = self.notices.send(Notice::Shed { pid });
+                }
             }
         }
     }
@@ -439,6 +461,15 @@ impl Sessions {
                 if other.slot == Slot::Held && !other.busy && !other.executor.is_resident() {
                     other.slot = Slot::None;
                 }
+            }
+        }
+        if tables.live() >= self.max_live {
+            // A warm process is the cheapest slot to give up; one still launching soon is.
+            if let Some(process) = tables.warm.take_oldest() {
+                return Step::Shed(Box::new(process));
+            }
+            if tables.warm.is_launching() {
+                return Step::Wait;
             }
         }
         if tables.live() < self.max_live {
@@ -570,6 +601,73 @@ impl Sessions {
         let mut slot = self.tables().runs.get(run_id)?.clone();
         let control = slot.wait_for(Option::is_some).await.ok()?;
         control.clone()
+    }
+
+    /// One step of a warm refill for `key` ([`Stock::reserve`]): a launch only into a free
+    /// slot that no Turn or preparation waits for.
+    pub fn reserve_warm(&self, key: &WarmKey, size: usize) -> Reserve {
+        let mut tables = self.tables();
+        let free = tables.queue.is_empty() && tables.live() < self.max_live;
+        tables.warm.reserve(key, size, free)
+    }
+
+    /// A warm launch for `key` ended, with its process if it started.
+    pub async fn warm_landed(&self, key: &WarmKey, process: Option<WarmProcess>) {
+        let pid = process.as_ref().and_then(WarmProcess::pid);
+        let refused = self.tables().warm.landed(key, process);
+        match refused {
+            Some(process) => self.end_warm(process).await,
+            None => {
+                self.wake();
+                if let Some(pid) = pid {
+                    let _ = self.notices.send(Notice::Warmed { pid });
+                }
+            }
+        }
+    }
+
+    /// Ends a warm process taken out of the pool, then frees its slot.
+    pub async fn end_warm(&self, process: WarmProcess) {
+        process.end().await;
+        self.tables().warm.ended();
+        self.wake();
+    }
+
+    /// Takes a ready warm process of `key` for a preparation of `session_id`, waiting for one
+    /// of `key` still launching; its slot becomes the preparation's reservation (kept by
+    /// [`Sessions::insert`] or given back by [`Sessions::preparation_failed`]). `None`: no
+    /// process of `key` is there, and the preparation launches its own.
+    pub async fn take_warm(&self, session_id: &str, key: &WarmKey) -> Option<WarmProcess> {
+        loop {
+            let mut changed = self.changed.subscribe();
+            let (found, dead, launching) = {
+                let mut tables = self.tables();
+                let (found, dead) = tables.warm.take(key);
+                if found.is_some() {
+                    tables.reserved += 1;
+                }
+                (found, dead, tables.warm.is_launching_for(key))
+            };
+            for process in dead {
+                self.end_warm(process).await;
+            }
+            if let Some(process) = found {
+                let pid = process.pid().unwrap_or_default();
+                let session_id = session_id.to_owned();
+                let _ = self.notices.send(Notice::BoundWarm { session_id, pid });
+                self.wake();
+                return Some(process);
+            }
+            if !launching {
+                return None;
+            }
+            let _ = changed.changed().await;
+        }
+    }
+
+    /// The pool's ready processes, for shutdown (a launch that lands later is ended then).
+    pub fn drain_warm(&self) -> Vec<WarmProcess> {
+        self.tables().warm.close()
     }
 
     /// Live harness processes (held or being ended; a shared one once), for observers.

@@ -34,6 +34,15 @@
 //! that carries that output; Core's added latency is the switchboard p50 minus the direct p50.
 //! A last table splits the prepared-Session Turn at the mock's two journal times (its first
 //! model request and the follow-up) and the hand-over, to show where Switchboard's time goes.
+//!
+//! On Codex a third side, **switchboard warm**, is a second Core whose local Runtime keeps a warm
+//! pool of one (`RuntimeOptions::warm_harnesses`, issue 18): its new Session + first Turn (the
+//! create request to idle, as above) is compared with the direct adapter's prepare + first Turn,
+//! which spawns codex. Before each of its iterations the bench waits, untimed, until the pool
+//! holds a ready process (the Runtime's `Warmed` notice), as a Runtime between two Sessions
+//! would; an iteration whose Session was not bound to a warm process (`BoundWarm`) stops the
+//! bench, so the row never mixes cold starts in.
+//!
 //! Direct and switchboard iterations alternate (ABBA) so drift hits both alike; only ratios and
 //! differences within this run mean anything. The harnesses run one after the other, each with
 //! its own warm-up and its own table.
@@ -60,7 +69,7 @@ use switchboard_protocol::{
     FunctionToolSpec, InputPart, ModelProviderConfig, PrepareRequest, Receipt,
     SessionConfiguration, SessionExecutor, TurnRequest,
 };
-use switchboard_runtime::{HarnessInstall, Locator, RuntimeOptions};
+use switchboard_runtime::{HarnessInstall, Locator, Notice, RuntimeOptions};
 
 mod support;
 
@@ -75,6 +84,8 @@ const WAIT: Duration = Duration::from_secs(60);
 const IDLE_TIMEOUT: Duration = Duration::from_secs(3600);
 
 const TARGET_RATIO: f64 = 1.15;
+/// Issue 18: a new Session's first Turn on a warm pool, against the direct adapter's.
+const TARGET_WARM_RATIO: f64 = 0.5;
 const TARGET_ADDED_MS: f64 = 5.0;
 
 /// The native harness a run measures; everything that differs between them is here.
@@ -307,15 +318,20 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
     let model = MockModel::start(MockConfig::loopback())
         .await
         .expect("starting the mock model");
-    let core_root = start_core(dir.path(), &model).await;
+    let (core_root, _) = start_core(dir.path(), "core", &model, 0).await;
+    let (warm_root, notices) = start_core(dir.path(), "core-warm", &model, 1).await;
     let world = World {
         model,
         http: reqwest::Client::new(),
         core_root,
+        warm_root,
+        pool: Arc::new(Pool::default()),
         direct_dir: dir.path().join("direct"),
         next: AtomicUsize::new(0),
     };
-    world.wait_ready().await;
+    world.pool.watch(notices);
+    world.wait_ready(&world.core_root).await;
+    world.wait_ready(&world.warm_root).await;
 
     println!(
         "session_turn: {iters} iterations per side after {warmup} warm-up, interleaved; {} CPUs",
@@ -335,33 +351,50 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
             adapter: harness.adapter(binary),
         };
         let mark = world.journal_mark();
+        // The warm side is Codex's only (`codex/src/warm.rs`); its first warm-up primes the pool.
+        let warm_side = harness == Harness::Codex;
         for i in 0..warmup {
             bench.direct().await;
             bench.switchboard().await;
+            if warm_side {
+                bench.switchboard_warm().await;
+            }
             if i == 0 {
                 bench.check_same_scenario(mark);
             }
         }
-        let (mut direct, mut switchboard) = (Vec::new(), Vec::new());
+        let (mut direct, mut switchboard, mut warm) = (Vec::new(), Vec::new(), Vec::new());
         for i in 0..iters {
             // ABBA: neither side always goes first.
             if i % 2 == 0 {
                 direct.push(bench.direct().await);
                 switchboard.push(bench.switchboard().await);
+                if warm_side {
+                    warm.push(bench.warm_sample().await);
+                }
             } else {
+                if warm_side {
+                    warm.push(bench.warm_sample().await);
+                }
                 switchboard.push(bench.switchboard().await);
                 direct.push(bench.direct().await);
             }
         }
-        report(&direct, &switchboard);
+        report(&direct, &switchboard, &warm);
     }
     world.model.shutdown().await;
     ExitCode::SUCCESS
 }
 
 /// Core and its local Runtime in-process, built as `switchboard serve` builds them, with the
-/// mock as both deployment providers (`--model-provider-url` and `--anthropic-provider-url`).
-async fn start_core(data_dir: &Path, model: &MockModel) -> String {
+/// mock as both deployment providers (`--model-provider-url` and `--anthropic-provider-url`),
+/// in `data_dir/name`, with a warm pool of `warm`. Its root and the Runtime's notices.
+async fn start_core(
+    data_dir: &Path,
+    name: &str,
+    model: &MockModel,
+    warm: usize,
+) -> (String, tokio::sync::broadcast::Receiver<Notice>) {
     let providers = [Harness::Codex, Harness::ClaudeCode].map(|harness| ModelProvider {
         protocol: harness.protocol().0,
         base_url: harness.base_url(model),
@@ -369,14 +402,68 @@ async fn start_core(data_dir: &Path, model: &MockModel) -> String {
         context_window: None,
         max_output_tokens: None,
     });
-    let data_dir = data_dir.join("core");
+    let data_dir = data_dir.join(name);
     let options = RuntimeOptions {
         idle_timeout: IDLE_TIMEOUT,
+        warm_harnesses: warm,
         ..RuntimeOptions::for_data_dir(&data_dir)
     };
-    support::start_core(&data_dir, API_KEY, providers, options)
-        .await
-        .0
+    let (root, _, notices) =
+        support::start_core_observed(&data_dir, API_KEY, providers, options).await;
+    (root, notices)
+}
+
+/// The warm Core's pool as its Runtime's notices tell it: ready processes, and the Sessions
+/// bound to one.
+#[derive(Default)]
+struct Pool {
+    ready: AtomicUsize,
+    bound: AtomicUsize,
+    changed: tokio::sync::Notify,
+}
+
+impl Pool {
+    fn watch(self: &Arc<Self>, mut notices: tokio::sync::broadcast::Receiver<Notice>) {
+        let pool = self.clone();
+        tokio::spawn(async move {
+            while let Ok(notice) = notices.recv().await {
+                match notice {
+                    Notice::Warmed { .. } => {
+                        pool.ready.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Notice::BoundWarm { .. } => {
+                        pool.ready.fetch_sub(1, Ordering::SeqCst);
+                        pool.bound.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Notice::Shed { .. } => {
+                        pool.ready.fetch_sub(1, Ordering::SeqCst);
+                    }
+                    _ => continue,
+                }
+                pool.changed.notify_waiters();
+            }
+        });
+    }
+
+    fn ready(&self) -> usize {
+        self.ready.load(Ordering::SeqCst)
+    }
+
+    /// Waits until a warm process is ready.
+    async fn until_ready(&self) {
+        let deadline = Instant::now() + WAIT;
+        while self.ready() == 0 {
+            let changed = self.changed.notified();
+            if self.ready() > 0 {
+                break;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            assert!(
+                tokio::time::timeout(left, changed).await.is_ok(),
+                "the warm pool never refilled"
+            );
+        }
+    }
 }
 
 /// One iteration's figures.
@@ -412,6 +499,9 @@ struct World {
     model: MockModel,
     http: reqwest::Client,
     core_root: String,
+    /// The Core whose Runtime keeps a warm pool.
+    warm_root: String,
+    pool: Arc<Pool>,
     direct_dir: PathBuf,
     next: AtomicUsize,
 }
@@ -427,12 +517,12 @@ impl World {
         self.model.journal_recorded_at().len()
     }
 
-    async fn wait_ready(&self) {
+    async fn wait_ready(&self, root: &str) {
         let deadline = Instant::now() + WAIT;
         loop {
             let status = self
                 .http
-                .get(format!("{}/readyz", self.core_root))
+                .get(format!("{root}/readyz"))
                 .send()
                 .await
                 .map(|r| r.status().as_u16());
@@ -448,16 +538,21 @@ impl World {
     }
 
     fn api(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.api_on(&self.core_root, method, path)
+    }
+
+    fn api_on(&self, root: &str, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.http
-            .request(method, format!("{}/v1{path}", self.core_root))
+            .request(method, format!("{root}/v1{path}"))
             .header("OpenAI-Beta", "agents=v1")
             .bearer_auth(API_KEY)
     }
 
-    async fn post_events(&self, session_id: &str, events: Value) {
+    async fn post_events(&self, root: &str, session_id: &str, events: Value) {
         let response = bounded(
             "POST …/events",
-            self.api(
+            self.api_on(
+                root,
                 reqwest::Method::POST,
                 &format!("/agents/sessions/{session_id}/events"),
             )
@@ -476,6 +571,7 @@ impl World {
     /// idle event arrived and when the result was sent.
     async fn answer_and_finish(
         &self,
+        root: &str,
         stream: &mut Sse,
         session_id: &mut Option<String>,
         marker: &str,
@@ -502,7 +598,7 @@ impl World {
             "output": marker,
         }]);
         let submitted = Instant::now();
-        self.post_events(&id, result).await;
+        self.post_events(root, &id, result).await;
         let mut ended = false;
         loop {
             let (event, at) = stream.next().await;
@@ -621,14 +717,14 @@ impl Bench<'_> {
             .expect("evicting an idle executor");
         drop(executor);
         let _ = std::fs::remove_dir_all(&state);
-        settle().await;
+        settle(&self.world.pool).await;
         Sample { cold, warm }
     }
 
-    /// One Switchboard iteration: create with input (streamed), two Turns, then delete.
-    async fn switchboard(&self) -> Sample {
+    /// Creates a Session on the Core at `root` with its first Turn (streamed) and finishes
+    /// that Turn: its timing (marked `<<side:n:1>>`) and the Session's id.
+    async fn create_with_turn(&self, root: &str, side: &str, n: usize) -> (Timing, String) {
         let world = self.world;
-        let n = world.next_id();
         let mut body = json!({
             "environment": {"type": "none"},
             "agent": {
@@ -655,12 +751,12 @@ impl Bench<'_> {
             });
         }
         let mark = world.journal_mark();
-        let first = format!("<<switchboard:{n}:1>>");
+        let first = format!("<<{side}:{n}:1>>");
         let start = Instant::now();
         let response = bounded(
             "POST /agents/sessions",
             world
-                .api(reqwest::Method::POST, "/agents/sessions")
+                .api_on(root, reqwest::Method::POST, "/agents/sessions")
                 .json(&body)
                 .send(),
         )
@@ -674,11 +770,58 @@ impl Bench<'_> {
         let mut stream = Sse::new(response, WAIT);
         let mut session_id = None;
         let (end, submitted) = world
-            .answer_and_finish(&mut stream, &mut session_id, &first)
+            .answer_and_finish(root, &mut stream, &mut session_id, &first)
             .await;
-        let cold = self.timing(mark, &first, start, submitted, end);
-        drop(stream);
-        let id = session_id.expect("session id");
+        let timing = self.timing(mark, &first, start, submitted, end);
+        (timing, session_id.expect("session id"))
+    }
+
+    /// One warm iteration: once the pool holds a ready process (untimed), create with input
+    /// and finish the first Turn on the warm Core, then delete. The first warm-up iteration
+    /// primes the pool (the first Session of its settings launches cold); after it, a Session
+    /// not bound to a warm process stops the bench.
+    async fn switchboard_warm(&self) -> Option<Timing> {
+        let world = self.world;
+        let primed = world.pool.bound.load(Ordering::SeqCst) > 0 || world.pool.ready() > 0;
+        if primed {
+            world.pool.until_ready().await;
+        }
+        let bound = world.pool.bound.load(Ordering::SeqCst);
+        let n = world.next_id();
+        let (timing, id) = self.create_with_turn(&world.warm_root, "warm", n).await;
+        let was_warm = world.pool.bound.load(Ordering::SeqCst) > bound;
+        assert!(
+            was_warm || !primed,
+            "a Session on a primed pool launched cold"
+        );
+        let response = world
+            .api_on(
+                &world.warm_root,
+                reqwest::Method::DELETE,
+                &format!("/agents/sessions/{id}"),
+            )
+            .send()
+            .await
+            .expect("DELETE");
+        assert_eq!(response.status().as_u16(), 200, "DELETE");
+        settle(&world.pool).await;
+        was_warm.then_some(timing)
+    }
+
+    /// A timed warm iteration.
+    async fn warm_sample(&self) -> Timing {
+        self.switchboard_warm()
+            .await
+            .expect("the pool was primed in the warm-up")
+    }
+
+    /// One Switchboard iteration: create with input (streamed), two Turns, then delete.
+    async fn switchboard(&self) -> Sample {
+        let world = self.world;
+        let n = world.next_id();
+        let (cold, id) = self
+            .create_with_turn(&world.core_root, "switchboard", n)
+            .await;
 
         // The second Turn, read on the Session's event stream (open before the input is sent).
         let response = bounded(
@@ -698,10 +841,10 @@ impl Bench<'_> {
         let second = format!("<<switchboard:{n}:2>>");
         let message = json!([{"type": "agent.session.input.message", "input": SECOND_PROMPT}]);
         let start = Instant::now();
-        world.post_events(&id, message).await;
+        world.post_events(&world.core_root, &id, message).await;
         let mut known = Some(id.clone());
         let (end, submitted) = world
-            .answer_and_finish(&mut stream, &mut known, &second)
+            .answer_and_finish(&world.core_root, &mut stream, &mut known, &second)
             .await;
         let warm = self.timing(mark, &second, start, submitted, end);
         drop(stream);
@@ -713,7 +856,7 @@ impl Bench<'_> {
             .await
             .expect("DELETE");
         assert_eq!(response.status().as_u16(), 200, "DELETE");
-        settle().await;
+        settle(&self.world.pool).await;
         Sample { cold, warm }
     }
 
@@ -844,12 +987,13 @@ async fn bounded<T>(what: &str, future: impl Future<Output = T>) -> T {
         .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
 }
 
-/// Waits until this process has no child processes left (the native processes of the iteration
-/// just finished, which the Runtime ends in the background after a delete), so one iteration's
-/// teardown does not run into the next one's timing.
-async fn settle() {
+/// Waits until this process has no child processes left but the warm pool's ready ones (the
+/// native processes of the iteration just finished, which the Runtime ends in the background
+/// after a delete, and a warm refill still launching), so one iteration's teardown does not run
+/// into the next one's timing.
+async fn settle(pool: &Pool) {
     let deadline = Instant::now() + Duration::from_secs(10);
-    while children() > 0 && Instant::now() < deadline {
+    while children() > pool.ready() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
@@ -879,7 +1023,7 @@ fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "NOT met" }
 }
 
-fn report(direct: &[Sample], switchboard: &[Sample]) {
+fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing]) {
     println!();
     println!(
         "{:<44} {:>22} {:>22} {:>9}",
@@ -906,6 +1050,18 @@ fn report(direct: &[Sample], switchboard: &[Sample]) {
         let d = format!("{d50:.1} / {d90:.1} ms");
         let s = format!("{s50:.1} / {s90:.1} ms");
         println!("{name:<44} {d:>22} {s:>22} {ratio:>9.3}  {target}");
+    }
+    if !warm.is_empty() {
+        let mut values: Vec<Duration> = warm.iter().map(|t| t.total).collect();
+        values.sort();
+        let (w50, w90) = (ms(percentile(&values, 0.5)), ms(percentile(&values, 0.9)));
+        let (d50, d90) = stats(direct, |s| s.cold.total);
+        let ratio = w50 / d50;
+        let met = verdict(ratio <= TARGET_WARM_RATIO);
+        let d = format!("{d50:.1} / {d90:.1} ms");
+        let w = format!("{w50:.1} / {w90:.1} ms");
+        let name = "new Session + first Turn, warm";
+        println!("{name:<44} {d:>22} {w:>22} {ratio:>9.3}  target ≤ {TARGET_WARM_RATIO:.2}: {met}");
     }
     println!();
     println!(

@@ -68,6 +68,12 @@ pub struct RuntimeArgs {
     /// thread each (as `serve --share-harness-processes`).
     #[arg(long)]
     pub share_harness_processes: bool,
+    /// Started, initialized Codex processes kept waiting for new Sessions, so a Session's first
+    /// Turn does not wait for its harness to start. Each holds one of `--max-live-harnesses`
+    /// and is ended first when a Turn needs the slot. Default: 1 (2 where memory fits 16 live
+    /// processes), always below `--max-live-harnesses`; 0 turns the pool off.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=64))]
+    pub warm_harnesses: Option<u64>,
     /// An OpenTelemetry collector's OTLP/HTTP base URL: this Runtime's spans of each Turn
     /// (children of Core's, by `execution_start`'s `traceparent`) are exported to `URL/v1/traces`.
     #[arg(long, env = "SWITCHBOARD_OTLP_ENDPOINT", value_name = "URL")]
@@ -164,7 +170,11 @@ pub async fn run(args: RuntimeArgs) -> anyhow::Result<()> {
     ));
     let options = RemoteOptions {
         runtime_id: runtime_id.clone(),
-        runtime: crate::serve::runtime_options(&data_dir, args.max_live_harnesses),
+        runtime: crate::serve::runtime_options(
+            &data_dir,
+            args.max_live_harnesses,
+            args.warm_harnesses,
+        ),
     };
 
     let shutdown = crate::serve::shutdown_signal()?;

@@ -112,6 +112,12 @@ pub struct ServeArgs {
     /// the started Turn of every Session on it.
     #[arg(long)]
     pub share_harness_processes: bool,
+    /// Started, initialized Codex processes kept waiting for new Sessions, so a Session's first
+    /// Turn does not wait for its harness to start. Each holds one of `--max-live-harnesses`
+    /// and is ended first when a Turn needs the slot. Default: 1 (2 where memory fits 16 live
+    /// processes), always below `--max-live-harnesses`; 0 turns the pool off.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(0..=64))]
+    pub warm_harnesses: Option<u64>,
     /// Seconds a Runtime gets to prepare a Session, a wait for a process slot aside. A test
     /// knob (a queued first Turn outlasting it), hidden from `--help`.
     #[arg(long, default_value_t = 120, value_name = "SECONDS", hide = true, value_parser = clap::value_parser!(u64).range(1..))]
@@ -183,12 +189,21 @@ pub fn registry(data_dir: &std::path::Path, share: bool) -> Registry {
     }
 }
 
-/// The Runtime's options for a data dir, with `--max-live-harnesses` when given.
-pub fn runtime_options(data_dir: &std::path::Path, max_live: Option<u64>) -> RuntimeOptions {
+/// The Runtime's options for a data dir, with `--max-live-harnesses` and `--warm-harnesses`
+/// when given (the warm default is the machine's, under the live bound).
+pub fn runtime_options(
+    data_dir: &std::path::Path,
+    max_live: Option<u64>,
+    warm: Option<u64>,
+) -> RuntimeOptions {
     let mut options = RuntimeOptions::for_data_dir(data_dir);
     if let Some(n) = max_live.and_then(|n| usize::try_from(n).ok()) {
         options.max_live_harnesses = n;
     }
+    options.warm_harnesses = match warm.and_then(|n| usize::try_from(n).ok()) {
+        Some(n) => n.min(options.max_live_harnesses.saturating_sub(1)),
+        None => switchboard_runtime::capacity::default_warm_harnesses(options.max_live_harnesses),
+    };
     options
 }
 
@@ -323,7 +338,7 @@ pub async fn run(
                 .install_missing(&to_install(&args), crate::harness::Spinner::logging())
                 .await;
         }
-        let options = runtime_options(&args.data_dir, args.max_live_harnesses);
+        let options = runtime_options(&args.data_dir, args.max_live_harnesses, args.warm_harnesses);
         let local = LocalRuntime::start(registry, options);
         let (to_runtime, from_runtime) = local.into_channels();
         state

@@ -40,14 +40,32 @@ pub fn runtime_bounded(
     max_live: usize,
     launches: usize,
 ) -> LocalRuntime {
-    let locator = Locator::new(state).with_explicit(harness, binary);
     let options = RuntimeOptions {
+        max_concurrent_launches: launches,
+        ..bounded_options(state, max_live)
+    };
+    runtime_with(harness, binary, state, options)
+}
+
+/// Options for a Runtime on `state` with at most `max_live` harness processes, no idle
+/// eviction within a test.
+pub fn bounded_options(state: &Path, max_live: usize) -> RuntimeOptions {
+    RuntimeOptions {
         idle_timeout: Duration::from_secs(300),
         heartbeat_interval: Duration::from_secs(30),
         max_live_harnesses: max_live,
-        max_concurrent_launches: launches,
         ..RuntimeOptions::for_data_dir(state)
-    };
+    }
+}
+
+/// A Runtime running `harness` from `binary` with `options`.
+pub fn runtime_with(
+    harness: HarnessId,
+    binary: PathBuf,
+    state: &Path,
+    options: RuntimeOptions,
+) -> LocalRuntime {
+    let locator = Locator::new(state).with_explicit(harness, binary);
     LocalRuntime::start(Arc::new(Registry::standard(locator)), options)
 }
 

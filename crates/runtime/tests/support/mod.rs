@@ -9,6 +9,7 @@ pub mod mcp;
 pub mod mcp_server;
 pub mod mcp_stdio;
 pub mod tls;
+pub mod warm;
 pub mod workspace;
 // The same scripted provider the codex adapter's tests use: one copy, shared by path.
 #[path = "../../../codex/tests/support/fake_responses.rs"]

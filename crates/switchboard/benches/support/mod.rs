@@ -18,12 +18,28 @@ use switchboard_store::SqliteStore;
 /// SQLite store and data key under `data_dir`, `api_key` as the Project key, `providers` as
 /// the deployment's model providers, the local Runtime with `options`, `TCP_NODELAY` on every
 /// accepted connection. Its root (`http://HOST:PORT`) and the serving task.
+#[allow(dead_code)] // `scale`'s; `session_turn` uses [`start_core_observed`].
 pub async fn start_core(
     data_dir: &Path,
     api_key: &str,
     providers: impl IntoIterator<Item = ModelProvider>,
     options: RuntimeOptions,
 ) -> (String, tokio::task::JoinHandle<()>) {
+    let (root, server, _) = start_core_observed(data_dir, api_key, providers, options).await;
+    (root, server)
+}
+
+/// [`start_core`], with the local Runtime's notices (evictions, the warm pool's processes).
+pub async fn start_core_observed(
+    data_dir: &Path,
+    api_key: &str,
+    providers: impl IntoIterator<Item = ModelProvider>,
+    options: RuntimeOptions,
+) -> (
+    String,
+    tokio::task::JoinHandle<()>,
+    tokio::sync::broadcast::Receiver<switchboard_runtime::Notice>,
+) {
     std::fs::create_dir_all(data_dir).expect("creating Core's data dir");
     let store = SqliteStore::open(&data_dir.join("switchboard.sqlite"))
         .await
@@ -47,7 +63,9 @@ pub async fn start_core(
         providers,
     ));
     let registry = Arc::new(Registry::standard(Locator::from_env(data_dir)));
-    let (to_runtime, from_runtime) = LocalRuntime::start(registry, options).into_channels();
+    let local = LocalRuntime::start(registry, options);
+    let notices = local.notices();
+    let (to_runtime, from_runtime) = local.into_channels();
     state
         .engine
         .attach("local".to_owned(), true, None, to_runtime, from_runtime);
@@ -64,7 +82,7 @@ pub async fn start_core(
             .await
             .expect("serving Core")
     });
-    (format!("http://{addr}"), server)
+    (format!("http://{addr}"), server, notices)
 }
 
 /// Core's log on stderr, filtered by `SWITCHBOARD_LOG` as `switchboard serve`'s is; nothing
