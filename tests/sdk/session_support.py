@@ -285,6 +285,33 @@ def cmdline(pid):
         return ""
 
 
+def session_processes(server, process, state_dir):
+    """The `process` harness processes below `server` that belong to the Session whose state
+    directory is `state_dir`: those whose environment (`HOME`, `CODEX_HOME`,
+    `CLAUDE_CONFIG_DIR`) points into it. Resolved on both sides, because a Session bound to a
+    warm process has a state directory that links to the warm process's own, and the warm
+    processes not yet bound to anyone run beside it."""
+    root = os.path.realpath(state_dir)
+    mine = []
+    for pid in descendants(server.proc.pid):
+        if process not in cmdline(pid):
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        for entry in env:
+            name, _, value = entry.decode(errors="replace").partition("=")
+            if name in ("HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR") and value:
+                path = os.path.realpath(os.path.join(cwd, value))
+                if path == root or path.startswith(root + os.sep):
+                    mine.append(pid)
+                    break
+    return mine
+
+
 def kill_harness_processes(server, process="codex"):
     """Kills the harness processes (`codex` or `claude`) this test's own server started (its
     descendants only), with everything they started: a harness that is several processes (the

@@ -9,7 +9,7 @@ import os
 import pathlib
 import uuid
 
-from session_support import descendants, cmdline, wait_for, wait_idle
+from session_support import descendants, cmdline, session_processes, wait_for, wait_idle
 
 
 def hits(data_dir: pathlib.Path, needles):
@@ -48,7 +48,9 @@ def test_deleting_a_session_leaves_nothing_of_it_on_disk(harness, engine):
     # The scan sees the transcript and the stored Items before the delete.
     assert any(f.startswith(f"sessions/{sid}/") for f in before), before
     assert any(f.startswith("switchboard.sqlite") and marker in n for f, n in before.items()), before
-    harness_pids = [p for p in descendants(engine.server.proc.pid) if harness.process in cmdline(p)]
+    # Its own process: warm processes waiting for the next Session run beside it.
+    state_dir = data_dir / "sessions" / sid
+    harness_pids = session_processes(engine.server, harness.process, state_dir)
     assert harness_pids, "the Session's harness process runs"
 
     deleted = engine.client.beta.agents.sessions.delete(sid)
@@ -72,7 +74,7 @@ def test_deleting_a_session_without_a_process_still_removes_its_state(harness, e
     # The same data directory after a restart: the Runtime has no executor for the Session,
     # only its state directory.
     engine.restart(while_stopped=lambda: assert_state_dir(data_dir, sid))
-    assert not [p for p in descendants(engine.server.proc.pid) if harness.process in cmdline(p)]
+    assert not session_processes(engine.server, harness.process, data_dir / "sessions" / sid)
     assert engine.client.beta.agents.sessions.delete(sid).deleted is True
     assert not (data_dir / "sessions" / sid).exists()
     assert_forgotten(data_dir, sid, marker)
