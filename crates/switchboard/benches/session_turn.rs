@@ -43,6 +43,13 @@
 //! would; an iteration whose Session was not bound to a warm process (`BoundWarm`) stops the
 //! bench, so the row never mixes cold starts in.
 //!
+//! Also on Codex, **switchboard shared** is a third Core whose Runtime shares Codex processes
+//! (`Registry::with_shared_codex_processes`, `--share-harness-processes`, issue 18): one Session
+//! created in its warm-up stays for the whole run, so the shared process is up, and each
+//! iteration's Session (the same settings) joins it as a thread: its new Session + first Turn and
+//! its prepared-Session Turn are compared with the direct adapter's, which has a process of its
+//! own.
+//!
 //! Direct and switchboard iterations alternate (ABBA) so drift hits both alike; only ratios and
 //! differences within this run mean anything. The harnesses run one after the other, each with
 //! its own warm-up and its own table.
@@ -69,7 +76,7 @@ use switchboard_protocol::{
     FunctionToolSpec, InputPart, ModelProviderConfig, PrepareRequest, Receipt,
     SessionConfiguration, SessionExecutor, TurnRequest,
 };
-use switchboard_runtime::{HarnessInstall, Locator, Notice, RuntimeOptions};
+use switchboard_runtime::{HarnessInstall, Locator, Notice, Registry, RuntimeOptions};
 
 mod support;
 
@@ -318,13 +325,15 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
     let model = MockModel::start(MockConfig::loopback())
         .await
         .expect("starting the mock model");
-    let (core_root, _) = start_core(dir.path(), "core", &model, 0).await;
-    let (warm_root, notices) = start_core(dir.path(), "core-warm", &model, 1).await;
+    let (core_root, _) = start_core(dir.path(), "core", &model, 0, false).await;
+    let (warm_root, notices) = start_core(dir.path(), "core-warm", &model, 1, false).await;
+    let (shared_root, _) = start_core(dir.path(), "core-shared", &model, 0, true).await;
     let world = World {
         model,
         http: reqwest::Client::new(),
         core_root,
         warm_root,
+        shared_root,
         pool: Arc::new(Pool::default()),
         direct_dir: dir.path().join("direct"),
         next: AtomicUsize::new(0),
@@ -332,6 +341,7 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
     world.pool.watch(notices);
     world.wait_ready(&world.core_root).await;
     world.wait_ready(&world.warm_root).await;
+    world.wait_ready(&world.shared_root).await;
 
     println!(
         "session_turn: {iters} iterations per side after {warmup} warm-up, interleaved; {} CPUs",
@@ -353,17 +363,26 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
         let mark = world.journal_mark();
         // The warm side is Codex's only (`codex/src/warm.rs`); its first warm-up primes the pool.
         let warm_side = harness == Harness::Codex;
+        // The shared side likewise; its resident Session keeps the shared process up.
+        let shared_side = harness == Harness::Codex;
+        if shared_side {
+            bench.shared_resident().await;
+        }
         for i in 0..warmup {
             bench.direct().await;
             bench.switchboard().await;
             if warm_side {
                 bench.switchboard_warm().await;
             }
+            if shared_side {
+                bench.switchboard_shared().await;
+            }
             if i == 0 {
                 bench.check_same_scenario(mark);
             }
         }
         let (mut direct, mut switchboard, mut warm) = (Vec::new(), Vec::new(), Vec::new());
+        let mut shared = Vec::new();
         for i in 0..iters {
             // ABBA: neither side always goes first.
             if i % 2 == 0 {
@@ -372,7 +391,13 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
                 if warm_side {
                     warm.push(bench.warm_sample().await);
                 }
+                if shared_side {
+                    shared.push(bench.switchboard_shared().await);
+                }
             } else {
+                if shared_side {
+                    shared.push(bench.switchboard_shared().await);
+                }
                 if warm_side {
                     warm.push(bench.warm_sample().await);
                 }
@@ -380,7 +405,7 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
                 direct.push(bench.direct().await);
             }
         }
-        report(&direct, &switchboard, &warm);
+        report(&direct, &switchboard, &warm, &shared);
     }
     world.model.shutdown().await;
     ExitCode::SUCCESS
@@ -388,12 +413,14 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
 
 /// Core and its local Runtime in-process, built as `switchboard serve` builds them, with the
 /// mock as both deployment providers (`--model-provider-url` and `--anthropic-provider-url`),
-/// in `data_dir/name`, with a warm pool of `warm`. Its root and the Runtime's notices.
+/// in `data_dir/name`, with a warm pool of `warm`, sharing Codex processes when `share` (as
+/// `serve --share-harness-processes`). Its root and the Runtime's notices.
 async fn start_core(
     data_dir: &Path,
     name: &str,
     model: &MockModel,
     warm: usize,
+    share: bool,
 ) -> (String, tokio::sync::broadcast::Receiver<Notice>) {
     let providers = [Harness::Codex, Harness::ClaudeCode].map(|harness| ModelProvider {
         protocol: harness.protocol().0,
@@ -408,8 +435,12 @@ async fn start_core(
         warm_harnesses: warm,
         ..RuntimeOptions::for_data_dir(&data_dir)
     };
+    let mut registry = Registry::standard(Locator::from_env(&data_dir));
+    if share {
+        registry = registry.with_shared_codex_processes(options.state_root.join(".codex-shared"));
+    }
     let (root, _, notices) =
-        support::start_core_observed(&data_dir, API_KEY, providers, options).await;
+        support::start_core_on(&data_dir, API_KEY, providers, options, registry).await;
     (root, notices)
 }
 
@@ -418,6 +449,8 @@ async fn start_core(
 #[derive(Default)]
 struct Pool {
     ready: AtomicUsize,
+    /// Processes that stay for the whole run: the shared side's.
+    resident: AtomicUsize,
     bound: AtomicUsize,
     changed: tokio::sync::Notify,
 }
@@ -501,6 +534,8 @@ struct World {
     core_root: String,
     /// The Core whose Runtime keeps a warm pool.
     warm_root: String,
+    /// The Core whose Runtime shares Codex processes.
+    shared_root: String,
     pool: Arc<Pool>,
     direct_dir: PathBuf,
     next: AtomicUsize,
@@ -535,10 +570,6 @@ impl World {
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-    }
-
-    fn api(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        self.api_on(&self.core_root, method, path)
     }
 
     fn api_on(&self, root: &str, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
@@ -817,17 +848,38 @@ impl Bench<'_> {
 
     /// One Switchboard iteration: create with input (streamed), two Turns, then delete.
     async fn switchboard(&self) -> Sample {
+        self.two_turns_on(&self.world.core_root, "switchboard")
+            .await
+    }
+
+    /// One shared-process iteration: as [`Bench::switchboard`], on the Core that shares Codex
+    /// processes, while its resident Session holds the shared process.
+    async fn switchboard_shared(&self) -> Sample {
+        self.two_turns_on(&self.world.shared_root, "shared").await
+    }
+
+    /// The shared Core's Session that stays for the whole run: its first Turn starts the shared
+    /// process, which every later Session of the same settings joins.
+    async fn shared_resident(&self) {
         let world = self.world;
         let n = world.next_id();
-        let (cold, id) = self
-            .create_with_turn(&world.core_root, "switchboard", n)
+        self.create_with_turn(&world.shared_root, "resident", n)
             .await;
+        world.pool.resident.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Creates a Session on `root` with its first Turn, runs a second, then deletes it.
+    async fn two_turns_on(&self, root: &str, side: &str) -> Sample {
+        let world = self.world;
+        let n = world.next_id();
+        let (cold, id) = self.create_with_turn(root, side, n).await;
 
         // The second Turn, read on the Session's event stream (open before the input is sent).
         let response = bounded(
             "GET …/events",
             world
-                .api(
+                .api_on(
+                    root,
                     reqwest::Method::GET,
                     &format!("/agents/sessions/{id}/events"),
                 )
@@ -838,20 +890,24 @@ impl Bench<'_> {
         assert_eq!(response.status().as_u16(), 200, "GET …/events");
         let mut stream = Sse::new(response, WAIT);
         let mark = world.journal_mark();
-        let second = format!("<<switchboard:{n}:2>>");
+        let second = format!("<<{side}:{n}:2>>");
         let message = json!([{"type": "agent.session.input.message", "input": SECOND_PROMPT}]);
         let start = Instant::now();
-        world.post_events(&world.core_root, &id, message).await;
+        world.post_events(root, &id, message).await;
         let mut known = Some(id.clone());
         let (end, submitted) = world
-            .answer_and_finish(&world.core_root, &mut stream, &mut known, &second)
+            .answer_and_finish(root, &mut stream, &mut known, &second)
             .await;
         let warm = self.timing(mark, &second, start, submitted, end);
         drop(stream);
 
         // Deleting releases the Session: the Runtime ends its native process.
         let response = world
-            .api(reqwest::Method::DELETE, &format!("/agents/sessions/{id}"))
+            .api_on(
+                root,
+                reqwest::Method::DELETE,
+                &format!("/agents/sessions/{id}"),
+            )
             .send()
             .await
             .expect("DELETE");
@@ -993,7 +1049,8 @@ async fn bounded<T>(what: &str, future: impl Future<Output = T>) -> T {
 /// into the next one's timing.
 async fn settle(pool: &Pool) {
     let deadline = Instant::now() + Duration::from_secs(10);
-    while children() > pool.ready() && Instant::now() < deadline {
+    let expected = || pool.ready() + pool.resident.load(Ordering::SeqCst);
+    while children() > expected() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
 }
@@ -1023,7 +1080,7 @@ fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "NOT met" }
 }
 
-fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing]) {
+fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[Sample]) {
     println!();
     println!(
         "{:<44} {:>22} {:>22} {:>9}",
@@ -1062,6 +1119,21 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing]) {
         let w = format!("{w50:.1} / {w90:.1} ms");
         let name = "new Session + first Turn, warm";
         println!("{name:<44} {d:>22} {w:>22} {ratio:>9.3}  target ≤ {TARGET_WARM_RATIO:.2}: {met}");
+    }
+    if !shared.is_empty() {
+        let rows: [(&str, Pick); 2] = [
+            ("function-call Turn, prepared, shared process", |s| {
+                s.warm.total
+            }),
+            ("new Session + first Turn, shared process", |s| s.cold.total),
+        ];
+        for (name, pick) in rows {
+            let (d50, d90) = stats(direct, pick);
+            let (s50, s90) = stats(shared, pick);
+            let d = format!("{d50:.1} / {d90:.1} ms");
+            let s = format!("{s50:.1} / {s90:.1} ms");
+            println!("{name:<44} {d:>22} {s:>22} {:>9.3}", s50 / d50);
+        }
     }
     println!();
     println!(
@@ -1115,5 +1187,39 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing]) {
         let s = format!("{s50:.2} ms");
         let diff = format!("{:+.2} ms", s50 - d50);
         println!("{name:<44} {d:>22} {s:>22} {diff:>9}");
+    }
+    // Where a new Session's first Turn goes, per side: the create (or `prepare`) to the first
+    // model request holds the process start, `thread/start` and Core's create path.
+    println!();
+    println!(
+        "{:<44} {:>12} {:>12} {:>12} {:>12}",
+        "new Session + first Turn by segment, p50", "direct", "switchboard", "warm", "shared"
+    );
+    let rows: [(&str, fn(&Timing) -> Duration); 4] = [
+        ("start → first model request", |t| t.to_request),
+        ("that request → function result handed over", |t| {
+            t.to_result
+        }),
+        ("result handed over → follow-up request", |t| t.deliver),
+        ("follow-up request → terminal event / idle", |t| t.to_end),
+    ];
+    for (name, pick) in rows {
+        let median = |timings: Vec<Timing>| {
+            let mut values: Vec<Duration> = timings.iter().map(pick).collect();
+            values.sort();
+            if values.is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{:.2} ms", ms(percentile(&values, 0.5)))
+            }
+        };
+        let cold = |samples: &[Sample]| samples.iter().map(|s| s.cold).collect::<Vec<_>>();
+        println!(
+            "{name:<44} {:>12} {:>12} {:>12} {:>12}",
+            median(cold(direct)),
+            median(cold(switchboard)),
+            median(warm.to_vec()),
+            median(cold(shared)),
+        );
     }
 }

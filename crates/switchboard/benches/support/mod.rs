@@ -40,6 +40,22 @@ pub async fn start_core_observed(
     tokio::task::JoinHandle<()>,
     tokio::sync::broadcast::Receiver<switchboard_runtime::Notice>,
 ) {
+    let registry = Registry::standard(Locator::from_env(data_dir));
+    start_core_on(data_dir, api_key, providers, options, registry).await
+}
+
+/// [`start_core_observed`] with the local Runtime on `registry` (shared Codex processes).
+pub async fn start_core_on(
+    data_dir: &Path,
+    api_key: &str,
+    providers: impl IntoIterator<Item = ModelProvider>,
+    options: RuntimeOptions,
+    registry: Registry,
+) -> (
+    String,
+    tokio::task::JoinHandle<()>,
+    tokio::sync::broadcast::Receiver<switchboard_runtime::Notice>,
+) {
     std::fs::create_dir_all(data_dir).expect("creating Core's data dir");
     let store = SqliteStore::open(&data_dir.join("switchboard.sqlite"))
         .await
@@ -62,8 +78,7 @@ pub async fn start_core_observed(
         },
         providers,
     ));
-    let registry = Arc::new(Registry::standard(Locator::from_env(data_dir)));
-    let local = LocalRuntime::start(registry, options);
+    let local = LocalRuntime::start(Arc::new(registry), options);
     let notices = local.notices();
     let (to_runtime, from_runtime) = local.into_channels();
     state
