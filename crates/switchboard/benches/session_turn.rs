@@ -572,6 +572,22 @@ impl World {
         }
     }
 
+    /// Deletes a Session on the Core at `root`, which ends its native process (or its thread
+    /// on a shared one), and waits until the processes settle.
+    async fn delete_session(&self, root: &str, id: &str) {
+        let response = self
+            .api_on(
+                root,
+                reqwest::Method::DELETE,
+                &format!("/agents/sessions/{id}"),
+            )
+            .send()
+            .await
+            .expect("DELETE");
+        assert_eq!(response.status().as_u16(), 200, "DELETE");
+        settle(&self.pool).await;
+    }
+
     fn api_on(&self, root: &str, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         self.http
             .request(method, format!("{root}/v1{path}"))
@@ -825,17 +841,7 @@ impl Bench<'_> {
             was_warm || !primed,
             "a Session on a primed pool launched cold"
         );
-        let response = world
-            .api_on(
-                &world.warm_root,
-                reqwest::Method::DELETE,
-                &format!("/agents/sessions/{id}"),
-            )
-            .send()
-            .await
-            .expect("DELETE");
-        assert_eq!(response.status().as_u16(), 200, "DELETE");
-        settle(&world.pool).await;
+        world.delete_session(&world.warm_root, &id).await;
         was_warm.then_some(timing)
     }
 
@@ -901,18 +907,7 @@ impl Bench<'_> {
         let warm = self.timing(mark, &second, start, submitted, end);
         drop(stream);
 
-        // Deleting releases the Session: the Runtime ends its native process.
-        let response = world
-            .api_on(
-                root,
-                reqwest::Method::DELETE,
-                &format!("/agents/sessions/{id}"),
-            )
-            .send()
-            .await
-            .expect("DELETE");
-        assert_eq!(response.status().as_u16(), 200, "DELETE");
-        settle(&self.world.pool).await;
+        world.delete_session(root, &id).await;
         Sample { cold, warm }
     }
 
@@ -1070,6 +1065,9 @@ fn children() -> usize {
 /// Which figure of a [`Sample`] a row reports.
 type Pick = fn(&Sample) -> Duration;
 
+/// Which segment of a [`Timing`] a row reports.
+type TimingPick = fn(&Timing) -> Duration;
+
 fn stats(samples: &[Sample], pick: Pick) -> (f64, f64) {
     let mut values: Vec<Duration> = samples.iter().map(pick).collect();
     values.sort();
@@ -1195,7 +1193,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         "{:<44} {:>12} {:>12} {:>12} {:>12}",
         "new Session + first Turn by segment, p50", "direct", "switchboard", "warm", "shared"
     );
-    let rows: [(&str, fn(&Timing) -> Duration); 4] = [
+    let rows: [(&str, TimingPick); 4] = [
         ("start → first model request", |t| t.to_request),
         ("that request → function result handed over", |t| {
             t.to_result
