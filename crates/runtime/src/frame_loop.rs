@@ -415,9 +415,9 @@ impl Loop {
             placement,
         };
         let warm_key = self.warm.key(&request);
-        let prepared = match self.prepare_warm(&request, warm_key.as_ref()).await {
-            Some(prepared) => prepared,
-            None => self.prepare_cold(&*adapter, request).await,
+        let (prepared, bound_warm) = match self.prepare_warm(&request, warm_key.as_ref()).await {
+            Some(prepared) => (prepared, true),
+            None => (self.prepare_cold(&*adapter, request).await, false),
         };
         let prepared = prepared.map(|executor| match gateway {
             Some(gateway) => Box::new(WithGateway { executor, gateway }),
@@ -433,8 +433,10 @@ impl Loop {
                     .insert(&session_id, harness, Arc::from(executor));
                 self.preparation(&session_id, PreparationState::Ready, None)
                     .await;
-                if let Some(key) = warm_key {
-                    self.warm.refill(key);
+                match warm_key {
+                    Some(key) if bound_warm => self.warm.refill_after_first_turn(&session_id, key),
+                    Some(key) => self.warm.refill(key),
+                    None => {}
                 }
             }
             Err(error) => {
@@ -460,7 +462,12 @@ impl Loop {
         key: Option<&switchboard_codex::warm::WarmKey>,
     ) -> Option<Result<Box<dyn switchboard_protocol::SessionExecutor>, AdapterError>> {
         let process = self.sessions.take_warm(&request.session_id, key?).await?;
-        match self.warm.prepare(request.clone(), process).await {
+        let prepared = self.warm.prepare(request.clone(), process).await;
+        if prepared.is_err() {
+            // No first Turn on it will release the launch hold the take set.
+            self.sessions.release_warm_hold();
+        }
+        match prepared {
             Ok(executor) => Some(Ok(executor)),
             Err(error @ (AdapterError::Exited | AdapterError::Timeout(_))) => {
                 tracing::warn!(session = %request.session_id, %error, "a warm process failed; launching");
@@ -611,6 +618,7 @@ impl Loop {
                     Err(error) => {
                         self.sessions.run_finished(&run_id);
                         self.sessions.turn_ended(&start.session_id);
+                        self.warm.turn_ended(&start.session_id);
                         return self
                             .fail_run(&run_id, error.code(), &error.to_string())
                             .await;
@@ -628,6 +636,7 @@ impl Loop {
                 }
                 self.sessions.run_finished(&run_id);
                 self.sessions.turn_ended(&start.session_id);
+                self.warm.turn_ended(&start.session_id);
                 self.run_spans_held().remove(&run_id);
             }
             .instrument(span),

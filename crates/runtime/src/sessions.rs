@@ -626,6 +626,12 @@ impl Sessions {
         }
     }
 
+    /// Releases the launch hold that taking a warm process set ([`crate::warm::Stock::take`]).
+    pub fn release_warm_hold(&self) {
+        self.tables().warm.release_hold();
+        self.wake();
+    }
+
     /// Ends a warm process taken out of the pool, then frees its slot.
     pub async fn end_warm(&self, process: WarmProcess) {
         process.end().await;

@@ -21,21 +21,34 @@
 //!   directory becomes a link to the one the process started in; the Session's executor then
 //!   owns the process as if it had launched it. A warm process that has exited is discarded,
 //!   never bound, and the Session launches as it would without a pool.
+//! - **Refilled after the first Turn.** A Session bound to a warm process starts its first Turn
+//!   at once; a replacement codex starting and initializing beside that Turn took CPU from it
+//!   (on 2 CPUs the bound Session's first Turn was 0.60–0.65 of a direct start with the refill
+//!   at binding, 0.51–0.54 with it after the Turn: `docs/benchmarks.md`). So the refill for a
+//!   warm-bound Session waits until its first Turn ends, or [`REFILL_DELAY`] for a Session that
+//!   gets no Turn, and while any such Session waits the pool launches nothing (taking a process
+//!   sets the hold, under the slot table's lock, so a refill already running stops too). A
+//!   cold-prepared Session refills at once: its own launch is done.
 //! - **Real processes.** Each is an adapter-kit `HarnessChild` (its own process group, killed
 //!   with it); the pool's are ended at Runtime shutdown, and their folders, under
 //!   `<state_root>/.warm`, removed (a folder left by a Runtime that died is removed at the next
 //!   start unless a Session's state links to it).
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use switchboard_codex::CodexAdapter;
 use switchboard_codex::warm::{self as codex_warm, WarmKey, WarmProcess};
 use switchboard_protocol::{AdapterError, PrepareRequest, SessionExecutor};
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 
 use crate::sessions::Sessions;
+
+/// How long a warm-bound Session's refill waits for its first Turn to end before it goes ahead.
+pub const REFILL_DELAY: Duration = Duration::from_secs(5);
 
 /// The pool's folder in the state root (a Session id never starts with a dot).
 pub const POOL_DIR: &str = ".warm";
@@ -48,6 +61,8 @@ pub struct Stock {
     launching: Vec<WarmKey>,
     ending: usize,
     closed: bool,
+    /// Processes taken for a Session whose first Turn has not ended yet: no launch until then.
+    held_back: usize,
 }
 
 impl Stock {
@@ -77,8 +92,9 @@ impl Stock {
             + self.launching.iter().filter(|k| *k == key).count()
     }
 
-    /// Takes a ready process of `key`, its slot still counted (the caller moves it on). Exited
-    /// ones met on the way are returned too, their slots counted as ending.
+    /// Takes a ready process of `key`, its slot still counted (the caller moves it on), and
+    /// holds launches back until [`Stock::release_hold`]. Exited ones met on the way are
+    /// returned too, their slots counted as ending.
     pub fn take(&mut self, key: &WarmKey) -> (Option<WarmProcess>, Vec<WarmProcess>) {
         let mut dead = Vec::new();
         let mut found = None;
@@ -95,9 +111,16 @@ impl Stock {
                 continue;
             }
             found = Some(process);
+            self.held_back += 1;
             break;
         }
         (found, dead)
+    }
+
+    /// A Session that took a process has had its first Turn (or will not get one soon, or its
+    /// preparation failed): launches may go on once no other such Session is waiting.
+    pub fn release_hold(&mut self) {
+        self.held_back = self.held_back.saturating_sub(1);
     }
 
     /// Takes the oldest ready process to end it (its slot counted as ending).
@@ -147,6 +170,8 @@ pub struct Warmer {
     /// Names this Runtime's folders apart from any earlier one's (a pid can repeat).
     prefix: String,
     next: AtomicU64,
+    /// Warm-bound Sessions whose first Turn holds back a refill.
+    deferred: Mutex<HashMap<String, Arc<Notify>>>,
 }
 
 impl Warmer {
@@ -176,6 +201,7 @@ impl Warmer {
                     .map_or(0, |d| d.as_nanos())
             ),
             next: AtomicU64::new(0),
+            deferred: Mutex::default(),
         }
     }
 
@@ -203,6 +229,38 @@ impl Warmer {
             return Err(AdapterError::Unavailable("no warm pool".into()));
         };
         codex_warm::prepare(codex, request, warm).await
+    }
+
+    /// [`Warmer::refill`] for a Session just bound to a warm process, once its first Turn has
+    /// ended ([`Warmer::turn_ended`]) or after [`REFILL_DELAY`], whichever comes first. Taking
+    /// the process held every launch back ([`Stock::take`]); this releases that hold.
+    pub fn refill_after_first_turn(self: &Arc<Self>, session_id: &str, key: WarmKey) {
+        if self.codex.is_none() {
+            return;
+        }
+        let ended = Arc::new(Notify::new());
+        self.deferred_held()
+            .insert(session_id.to_owned(), ended.clone());
+        let this = self.clone();
+        let session_id = session_id.to_owned();
+        tokio::spawn(async move {
+            let _ = tokio::time::timeout(REFILL_DELAY, ended.notified()).await;
+            this.deferred_held().remove(&session_id);
+            this.sessions.release_warm_hold();
+            this.refill(key);
+        });
+    }
+
+    /// A Turn of `session_id` ended: a refill its binding held back goes ahead.
+    pub fn turn_ended(&self, session_id: &str) {
+        if let Some(ended) = self.deferred_held().remove(session_id) {
+            // A permit is stored when the waiter has not started waiting yet.
+            ended.notify_one();
+        }
+    }
+
+    fn deferred_held(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Notify>>> {
+        self.deferred.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Refills the pool with processes of `key`, in the background: one launch at a time, each
@@ -260,7 +318,7 @@ impl Stock {
     /// One step of a refill for `key`, to `size` processes, when `free` (a slot is free and
     /// nobody waits for one).
     pub fn reserve(&mut self, key: &WarmKey, size: usize, free: bool) -> Reserve {
-        if self.closed || self.count(key) >= size {
+        if self.closed || self.held_back > 0 || self.count(key) >= size {
             return Reserve::Enough;
         }
         if self.held() >= size {
