@@ -85,6 +85,12 @@ impl RuntimeOptions {
             workspaces: WorkspaceOptions::for_data_dir(&data_dir),
         }
     }
+
+    /// Where shared Codex processes keep their homes (`--share-harness-processes`): beside the
+    /// Sessions' state, in a folder no Session id can name.
+    pub fn shared_codex_root(&self) -> PathBuf {
+        self.state_root.join(".codex-shared")
+    }
 }
 
 struct Loop {
@@ -479,6 +485,14 @@ impl Loop {
         }
     }
 
+    /// A run's Turn is over, however it ended: its Session's slot is free, and a warm refill
+    /// its binding held back goes ahead.
+    fn turn_over(&self, run_id: &str, session_id: &str) {
+        self.sessions.run_finished(run_id);
+        self.sessions.turn_ended(session_id);
+        self.warm.turn_ended(session_id);
+    }
+
     /// Prepares by launching the Session's own process, in a slot and with a launch permit.
     async fn prepare_cold(
         &self,
@@ -616,9 +630,7 @@ impl Loop {
                 let mut turn = match turn {
                     Ok(turn) => turn,
                     Err(error) => {
-                        self.sessions.run_finished(&run_id);
-                        self.sessions.turn_ended(&start.session_id);
-                        self.warm.turn_ended(&start.session_id);
+                        self.turn_over(&run_id, &start.session_id);
                         return self
                             .fail_run(&run_id, error.code(), &error.to_string())
                             .await;
@@ -634,9 +646,7 @@ impl Loop {
                         break;
                     }
                 }
-                self.sessions.run_finished(&run_id);
-                self.sessions.turn_ended(&start.session_id);
-                self.warm.turn_ended(&start.session_id);
+                self.turn_over(&run_id, &start.session_id);
                 self.run_spans_held().remove(&run_id);
             }
             .instrument(span),

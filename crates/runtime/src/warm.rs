@@ -235,9 +235,6 @@ impl Warmer {
     /// ended ([`Warmer::turn_ended`]) or after [`REFILL_DELAY`], whichever comes first. Taking
     /// the process held every launch back ([`Stock::take`]); this releases that hold.
     pub fn refill_after_first_turn(self: &Arc<Self>, session_id: &str, key: WarmKey) {
-        if self.codex.is_none() {
-            return;
-        }
         let ended = Arc::new(Notify::new());
         self.deferred_held()
             .insert(session_id.to_owned(), ended.clone());

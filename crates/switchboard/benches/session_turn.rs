@@ -361,20 +361,19 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
             adapter: harness.adapter(binary),
         };
         let mark = world.journal_mark();
-        // The warm side is Codex's only (`codex/src/warm.rs`); its first warm-up primes the pool.
-        let warm_side = harness == Harness::Codex;
-        // The shared side likewise; its resident Session keeps the shared process up.
-        let shared_side = harness == Harness::Codex;
-        if shared_side {
+        // The warm and shared sides are Codex's only (`codex/src/warm.rs`, `codex/src/host.rs`):
+        // the first warm-up primes the pool, the resident Session keeps the shared process up.
+        let codex_sides = harness == Harness::Codex;
+        if codex_sides {
             bench.shared_resident().await;
         }
         for i in 0..warmup {
             bench.direct().await;
             bench.switchboard().await;
-            if warm_side {
+            if codex_sides {
                 bench.switchboard_warm().await;
             }
-            if shared_side {
+            if codex_sides {
                 bench.switchboard_shared().await;
             }
             if i == 0 {
@@ -388,17 +387,17 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
             if i % 2 == 0 {
                 direct.push(bench.direct().await);
                 switchboard.push(bench.switchboard().await);
-                if warm_side {
+                if codex_sides {
                     warm.push(bench.warm_sample().await);
                 }
-                if shared_side {
+                if codex_sides {
                     shared.push(bench.switchboard_shared().await);
                 }
             } else {
-                if shared_side {
+                if codex_sides {
                     shared.push(bench.switchboard_shared().await);
                 }
-                if warm_side {
+                if codex_sides {
                     warm.push(bench.warm_sample().await);
                 }
                 switchboard.push(bench.switchboard().await);
@@ -437,7 +436,7 @@ async fn start_core(
     };
     let mut registry = Registry::standard(Locator::from_env(&data_dir));
     if share {
-        registry = registry.with_shared_codex_processes(options.state_root.join(".codex-shared"));
+        registry = registry.with_shared_codex_processes(options.shared_codex_root());
     }
     let (root, _, notices) =
         support::start_core_on(&data_dir, API_KEY, providers, options, registry).await;
@@ -1167,20 +1166,10 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         "{:<44} {:>22} {:>22} {:>9}",
         "prepared-Session Turn by segment", "direct p50", "switchboard p50", "p50 diff"
     );
-    let rows: [(&str, Pick); 4] = [
-        ("start → first model request", |s| s.warm.to_request),
-        ("that request → function result handed over", |s| {
-            s.warm.to_result
-        }),
-        ("result handed over → follow-up request", |s| {
-            s.warm.deliver
-        }),
-        ("follow-up request → terminal event / idle", |s| {
-            s.warm.to_end
-        }),
-    ];
-    for (name, pick) in rows {
-        let (d50, s50) = (stats(direct, pick).0, stats(switchboard, pick).0);
+    let prepared = |samples: &[Sample]| samples.iter().map(|s| s.warm).collect::<Vec<_>>();
+    for (name, pick) in SEGMENTS {
+        let d50 = median_ms(&prepared(direct), pick).expect("direct samples");
+        let s50 = median_ms(&prepared(switchboard), pick).expect("switchboard samples");
         let d = format!("{d50:.2} ms");
         let s = format!("{s50:.2} ms");
         let diff = format!("{:+.2} ms", s50 - d50);
@@ -1193,31 +1182,34 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         "{:<44} {:>12} {:>12} {:>12} {:>12}",
         "new Session + first Turn by segment, p50", "direct", "switchboard", "warm", "shared"
     );
-    let rows: [(&str, TimingPick); 4] = [
-        ("start → first model request", |t| t.to_request),
-        ("that request → function result handed over", |t| {
-            t.to_result
-        }),
-        ("result handed over → follow-up request", |t| t.deliver),
-        ("follow-up request → terminal event / idle", |t| t.to_end),
-    ];
-    for (name, pick) in rows {
-        let median = |timings: Vec<Timing>| {
-            let mut values: Vec<Duration> = timings.iter().map(pick).collect();
-            values.sort();
-            if values.is_empty() {
-                "-".to_owned()
-            } else {
-                format!("{:.2} ms", ms(percentile(&values, 0.5)))
-            }
+    let cold = |samples: &[Sample]| samples.iter().map(|s| s.cold).collect::<Vec<_>>();
+    for (name, pick) in SEGMENTS {
+        let median = |timings: &[Timing]| {
+            median_ms(timings, pick).map_or_else(|| "-".to_owned(), |m| format!("{m:.2} ms"))
         };
-        let cold = |samples: &[Sample]| samples.iter().map(|s| s.cold).collect::<Vec<_>>();
         println!(
             "{name:<44} {:>12} {:>12} {:>12} {:>12}",
-            median(cold(direct)),
-            median(cold(switchboard)),
-            median(warm.to_vec()),
-            median(cold(shared)),
+            median(&cold(direct)),
+            median(&cold(switchboard)),
+            median(warm),
+            median(&cold(shared)),
         );
     }
+}
+
+/// A Turn's four segments, in order, as the segment tables name them.
+const SEGMENTS: [(&str, TimingPick); 4] = [
+    ("start → first model request", |t| t.to_request),
+    ("that request → function result handed over", |t| {
+        t.to_result
+    }),
+    ("result handed over → follow-up request", |t| t.deliver),
+    ("follow-up request → terminal event / idle", |t| t.to_end),
+];
+
+/// The p50 of one segment over `timings`, in ms; `None` without any.
+fn median_ms(timings: &[Timing], pick: TimingPick) -> Option<f64> {
+    let mut values: Vec<Duration> = timings.iter().map(pick).collect();
+    values.sort();
+    (!values.is_empty()).then(|| ms(percentile(&values, 0.5)))
 }

@@ -180,10 +180,8 @@ fn parse_harness(s: &str) -> Result<HarnessId, String> {
 pub fn registry(data_dir: &std::path::Path, share: bool) -> Registry {
     let registry = Registry::standard(Locator::from_env(data_dir));
     if share {
-        let root = RuntimeOptions::for_data_dir(data_dir)
-            .state_root
-            .join(".codex-shared");
-        registry.with_shared_codex_processes(root)
+        registry
+            .with_shared_codex_processes(RuntimeOptions::for_data_dir(data_dir).shared_codex_root())
     } else {
         registry
     }
