@@ -21,7 +21,8 @@
 //! - [`subagents`]: codex's native multi-agent feature as Subagent observations.
 //! - [`turn`]: the per-Turn driver: calls, cancel, steer, deadline.
 //! - [`executor`]: the [`SessionExecutor`], evictable.
-//! - [`warm`]: started, initialized processes that belong to no Session yet, and binding one.
+//! - [`warm`]: started, initialized processes that belong to no Session yet, and binding one;
+//!   [`primer`]: the throwaway Turn each runs first, on a loopback sink.
 //!
 //! What is not codex's (the `Adapter` itself, the hermetic process, the executor's process slot,
 //! the Turn loop with its deadline and commands, the receipt table, JSON lines) is
@@ -39,6 +40,7 @@ pub mod launch;
 pub mod managed;
 pub mod mcp;
 pub mod overrides;
+pub mod primer;
 pub mod receipts;
 pub mod resume;
 pub mod subagents;

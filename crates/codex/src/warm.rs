@@ -10,6 +10,9 @@
 //! other Session with the same ones: the [`WarmKey`] is exactly those settings, and a warm
 //! process is bound only to a Session whose key is equal.
 //!
+//! Before it is ready a warm process runs one throwaway Turn on a loopback sink of its own
+//! ([`crate::primer`]), so the bound Session's first Turn does not pay codex's first-Turn setup.
+//!
 //! Which Sessions can be warm: only `environment: none` Sessions without MCP servers. A
 //! workspace placement fixes the process's sandbox and working directory at spawn (bubblewrap
 //! wraps the process itself), and a Session's MCP servers are process-wide and point at its own
@@ -85,12 +88,17 @@ pub struct WarmProcess {
 }
 
 impl WarmProcess {
-    /// Starts and initializes codex for `key` in the state directory `dir` (created).
+    /// Starts and initializes codex for `key` in the state directory `dir` (created), and runs
+    /// its primer Turn ([`crate::primer`]).
     pub async fn start(key: WarmKey, dir: PathBuf) -> Result<WarmProcess, AdapterError> {
         let layout = StateLayout::new(dir.clone());
-        let process = launch(&key.binary, &layout, None, &key.overrides, &key.api_key)
+        let mut process = launch(&key.binary, &layout, None, &key.overrides, &key.api_key)
             .await
             .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        if let Err(error) = crate::primer::prime(&mut process, &layout).await {
+            process.shutdown().await;
+            return Err(AdapterError::Launch(format!("priming failed: {error}")));
+        }
         Ok(WarmProcess { key, dir, process })
     }
 
