@@ -153,7 +153,8 @@ async fn turn_completed(process: &mut CodexProcess, thread_id: &str) -> Result<S
 }
 
 /// The primer's model provider: a loopback HTTP server that answers every Responses request
-/// with an empty completed response (and a model list with an empty one). Ends when dropped.
+/// with an empty completed response (and a model list with an empty one). Every answer closes
+/// its connection, so no connection of codex's pool outlives the sink, which ends when dropped.
 struct Sink {
     addr: SocketAddr,
     requests: Arc<AtomicUsize>,
@@ -194,7 +195,10 @@ impl Drop for Sink {
 fn answer(method: &Method) -> Response {
     if method == Method::GET {
         return (
-            [(header::CONTENT_TYPE, "application/json")],
+            [
+                (header::CONTENT_TYPE, "application/json"),
+                (header::CONNECTION, "close"),
+            ],
             r#"{"object":"list","data":[]}"#,
         )
             .into_response();
@@ -218,7 +222,10 @@ fn answer(method: &Method) -> Response {
         .collect();
     (
         StatusCode::OK,
-        [(header::CONTENT_TYPE, "text/event-stream")],
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CONNECTION, "close"),
+        ],
         body,
     )
         .into_response()
