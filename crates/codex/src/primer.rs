@@ -230,3 +230,41 @@ fn answer(method: &Method) -> Response {
     )
         .into_response()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The primer thread is persisted (an ephemeral one sets up nothing), on the sink's
+    /// provider, with no key for codex to send there.
+    #[test]
+    fn the_primer_thread_is_persisted_on_the_sink_without_a_key() {
+        let layout = StateLayout::new("/tmp/warm-1".into());
+        let sink: SocketAddr = "127.0.0.1:4242".parse().unwrap();
+        let params = primer_thread_params(&layout, sink);
+        assert_eq!(params["ephemeral"], json!(false));
+        assert_eq!(params["modelProvider"], json!(PROVIDER_ID));
+        let provider = &params["config"][format!("model_providers.{PROVIDER_ID}")];
+        assert_eq!(provider["base_url"], json!("http://127.0.0.1:4242/v1"));
+        assert!(provider.get("env_key").is_none(), "{provider}");
+        assert_eq!(params["cwd"], json!(layout.work_dir()));
+    }
+
+    /// The sink answers a Responses request with a completed, empty response, and closes.
+    #[tokio::test]
+    async fn the_sink_answers_an_empty_completed_response() {
+        let sink = Sink::start().await.unwrap();
+        let mut stream = tokio::net::TcpStream::connect(sink.addr).await.unwrap();
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let request = "POST /v1/responses HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}";
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.contains("text/event-stream"), "{answer}");
+        let created = answer.find("event: response.created").unwrap();
+        let completed = answer.find("event: response.completed").unwrap();
+        assert!(created < completed, "{answer}");
+        assert_eq!(sink.requests(), 1);
+    }
+}
