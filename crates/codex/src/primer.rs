@@ -24,10 +24,13 @@ use axum::Router;
 use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
+use switchboard_protocol::InputPart;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use crate::launch::{CONTROL_TIMEOUT, CodexProcess, StateLayout};
+use crate::resume::thread_id_of;
+use crate::turn::user_input;
 use crate::workspace::place_params;
 
 /// The primer thread's provider id (`model_providers.<id>` in its `config`).
@@ -70,15 +73,11 @@ pub async fn prime(process: &mut CodexProcess, layout: &StateLayout) -> Result<(
             CONTROL_TIMEOUT,
         )
         .await?;
-    let thread_id = started
-        .pointer("/thread/id")
-        .and_then(Value::as_str)
-        .ok_or(PrimeError::Answer {
-            method: "thread/start",
-            what: "thread id",
-        })?
-        .to_owned();
-    let input = json!([{"type": "text", "text": ".", "text_elements": []}]);
+    let thread_id = thread_id_of(&started).ok_or(PrimeError::Answer {
+        method: "thread/start",
+        what: "thread id",
+    })?;
+    let input = user_input(&[InputPart::InputText { text: ".".into() }]);
     connection
         .request(
             "turn/start",

@@ -106,7 +106,8 @@ async fn start_thread(
     Ok(thread_id)
 }
 
-fn thread_id_of(result: &Value) -> Option<String> {
+/// The thread id in a `thread/start` or `thread/resume` answer.
+pub(crate) fn thread_id_of(result: &Value) -> Option<String> {
     result
         .pointer("/thread/id")
         .and_then(Value::as_str)

@@ -17,6 +17,7 @@ use support::warm::{runtime_warm, text_model, until_bound, until_warmed};
 use support::{codex_binary, configuration, prepare};
 use switchboard_protocol::RuntimeToCore;
 use switchboard_protocol::messages::TurnOutcome;
+use switchboard_runtime::warm::POOL_DIR;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_primer_turn_leaves_no_trace_and_never_reaches_the_provider() {
@@ -35,7 +36,7 @@ async fn the_primer_turn_leaves_no_trace_and_never_reaches_the_provider() {
     until_warmed(&mut notices).await;
     // Primed and ready: no model request yet (preparing opens a thread, which asks nothing).
     assert!(model.journal().is_empty(), "{:?}", model.journal());
-    let pool = state.path().join("sessions/.warm");
+    let pool = state.path().join("sessions").join(POOL_DIR);
     let warm_dirs: Vec<PathBuf> = std::fs::read_dir(&pool)
         .unwrap()
         .map(|e| e.unwrap().path())
