@@ -18,7 +18,6 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
@@ -83,27 +82,44 @@ async fn once(client: &HttpClient, addr: SocketAddr, body: &'static str) -> (u16
     (status, resp.into_body().collect().await.unwrap().to_bytes())
 }
 
-/// Requests/second with [`concurrency`] keep-alive clients for [`run_for`]; every answer must have
-/// `expect` status.
-async fn rate(client: &HttpClient, addr: SocketAddr, body: &'static str, expect: u16) -> f64 {
-    let done = Arc::new(AtomicU64::new(0));
+/// One measured window: its rate and its requests' latencies.
+struct Window {
+    per_sec: f64,
+    p50: Duration,
+    p99: Duration,
+}
+
+/// Requests/second with [`concurrency`] keep-alive clients for [`run_for`], and the latency
+/// percentiles of those requests; every answer must have `expect` status.
+async fn rate(client: &HttpClient, addr: SocketAddr, body: &'static str, expect: u16) -> Window {
     let start = Instant::now();
     let mut tasks = Vec::new();
     let run = run_for();
     for _ in 0..concurrency() {
-        let (client, done) = (client.clone(), done.clone());
+        let client = client.clone();
         tasks.push(tokio::spawn(async move {
+            let mut took = Vec::new();
             while start.elapsed() < run {
+                let sent = Instant::now();
                 let (status, _) = once(&client, addr, body).await;
                 assert_eq!(status, expect);
-                done.fetch_add(1, Ordering::Relaxed);
+                took.push(sent.elapsed());
             }
+            took
         }));
     }
+    let mut took = Vec::new();
     for t in tasks {
-        t.await.unwrap();
+        took.extend(t.await.unwrap());
     }
-    done.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64()
+    let per_sec = took.len() as f64 / start.elapsed().as_secs_f64();
+    took.sort_unstable();
+    let at = |q: f64| took[((took.len() - 1) as f64 * q) as usize];
+    Window {
+        per_sec,
+        p50: at(0.50),
+        p99: at(0.99),
+    }
 }
 
 /// A handler that answers every POST with fixed bytes, the way Core would.
@@ -143,7 +159,7 @@ async fn core_on(store: Arc<dyn Store>, data_dir: &std::path::Path) -> SocketAdd
 
 /// Both rows for the Core at `core`: (case, core req/s, bare req/s), the bare handlers
 /// answering the bytes this Core answered.
-async fn rows(client: &HttpClient, core: SocketAddr) -> Vec<(&'static str, f64, f64)> {
+async fn rows(client: &HttpClient, core: SocketAddr) -> Vec<(&'static str, Window, Window)> {
     let (s, created) = once(client, core, CREATE_BODY).await;
     assert_eq!(s, 201);
     let (s, rejected) = once(client, core, BAD_BODY).await;
@@ -189,7 +205,7 @@ fn main() {
             .await
             .unwrap();
         let core = core_on(Arc::new(sqlite), dir.path()).await;
-        let mut table: Vec<(&str, &str, f64, f64)> = rows(&client, core)
+        let mut table: Vec<(&str, &str, Window, Window)> = rows(&client, core)
             .await
             .into_iter()
             .map(|(case, c, b)| ("sqlite", case, c, b))
@@ -213,13 +229,24 @@ fn main() {
             );
         }
         println!(
-            "{:<9} {:<20} {:>12} {:>12} {:>7}",
-            "store", "case", "core req/s", "bare req/s", "ratio"
+            "{:<9} {:<20} {:>12} {:>12} {:>7} {:>22} {:>22}",
+            "store",
+            "case",
+            "core req/s",
+            "bare req/s",
+            "ratio",
+            "core p50 / p99 ms",
+            "bare p50 / p99 ms"
         );
-        for (store, name, core_rate, bare_rate) in table {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        for (store, name, core, bare) in table {
             println!(
-                "{store:<9} {name:<20} {core_rate:>12.0} {bare_rate:>12.0} {:>7.2}",
-                core_rate / bare_rate
+                "{store:<9} {name:<20} {:>12.0} {:>12.0} {:>7.2} {:>22} {:>22}",
+                core.per_sec,
+                bare.per_sec,
+                core.per_sec / bare.per_sec,
+                format!("{:.2} / {:.2}", ms(core.p50), ms(core.p99)),
+                format!("{:.2} / {:.2}", ms(bare.p50), ms(bare.p99)),
             );
         }
     });

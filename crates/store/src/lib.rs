@@ -7,6 +7,7 @@
 //! ([`postgres::PgStore`], for `--database-url postgres://…`). One parameterised suite
 //! (`tests/`, `both_engines!`) runs every store behaviour on both.
 
+pub mod checkpointer;
 pub mod claims;
 pub mod environments;
 pub mod key_check;

@@ -11,7 +11,8 @@
 //! a batch of `n` writes was `n + 2` such round trips (`BEGIN`, each statement, `COMMIT`) of
 //! about 70 µs each on a busy machine, so the writer spent ~700 µs a batch waiting on thread
 //! hand-offs while SQLite's own work was a few µs a statement (issue 16, `docs/benchmarks.md`).
-//! Here a batch costs one hand-off in and one answer out. Reads stay on sqlx's pool.
+//! Here a batch costs one hand-off in and one answer out. Reads stay on sqlx's pool. Checkpoints
+//! of the write-ahead log run on a thread of their own (`checkpointer`), not inside a commit.
 
 use std::path::Path;
 use std::time::Duration;
@@ -21,7 +22,9 @@ use sqlx::sqlite::SqliteArguments;
 use sqlx::{Arguments, Connection as _, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::checkpointer::Checkpointer;
 use crate::{Result, StoreError};
+
 /// A bound value.
 #[derive(Debug, Clone)]
 pub enum Bind {
@@ -82,10 +85,11 @@ impl Writer {
              PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;",
         )?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        let checkpoints = Checkpointer::start(path, &conn)?;
         let (tx, rx) = mpsc::channel(1024);
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || run(conn, rx))
+            .spawn(move || run(conn, rx, checkpoints))
             .map_err(|e| StoreError::Batch(format!("the writer thread did not start: {e}")))?;
         Ok(Writer { tx })
     }
@@ -102,8 +106,9 @@ impl Writer {
 }
 
 /// The writer thread: until every [`Writer`] is dropped, takes what is waiting (at least one
-/// job, at most [`MAX_BATCH`]) and commits it as one batch.
-fn run(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
+/// job, at most [`MAX_BATCH`]) and commits it as one batch; checkpoints are asked for once the
+/// batch's callers are answered.
+fn run(mut conn: Connection, mut rx: mpsc::Receiver<Job>, checkpoints: Checkpointer) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     while let Some(job) = rx.blocking_recv() {
         jobs.push(job);
@@ -117,6 +122,7 @@ fn run(mut conn: Connection, mut rx: mpsc::Receiver<Job>) {
         for (job, outcome) in jobs.drain(..).zip(outcomes) {
             let _ = job.reply.send(outcome);
         }
+        checkpoints.after_batch(&conn);
     }
 }
 
