@@ -13,16 +13,20 @@
 //! cannot restart the log while commits keep arriving; if the log reaches [`WAL_CAP_FRAMES`]
 //! anyway, the writer checkpoints between two batches itself, when nothing can be appended, so
 //! the next batch starts the log from its beginning again. The log stays bounded; durability is
-//! unchanged (a commit is in the WAL before its caller is answered, as before).
+//! unchanged (a commit is in the WAL before its caller is answered, as before). The truncating
+//! checkpoint after a delete (which empties the `-wal` file of the deleted rows' frames) runs on
+//! this thread too, so it never collides with a background pass and returns having done nothing.
 
 use std::cell::Cell;
 use std::os::raw::c_int;
 use std::path::Path;
-use std::sync::mpsc::{self, SyncSender};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use rusqlite::hooks::Wal;
 use rusqlite::{Connection, OpenFlags};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::{Result, StoreError};
 
@@ -43,9 +47,21 @@ fn note_frames(_: &Wal, frames: c_int) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// What the checkpointer thread is asked to do.
+enum Pass {
+    /// Copy what it can without waiting for anyone (after commits left the log long).
+    Passive,
+    /// Copy everything and truncate the log to zero bytes, waiting (the busy timeout) for the
+    /// writer and readers; answers whether it completed.
+    Truncate(oneshot::Sender<rusqlite::Result<bool>>),
+}
+
 /// The writer's side of the checkpointer thread.
 pub(crate) struct Checkpointer {
-    wake: SyncSender<()>,
+    inbox: mpsc::UnboundedSender<Pass>,
+    /// A passive pass is asked for and not started yet: one is enough, since a pass started
+    /// after it sees every commit before it.
+    due: Arc<AtomicBool>,
     /// The log's length when the checkpointer was last woken: one pass per
     /// [`CHECKPOINT_FRAMES`] new frames, not one per batch while the log stays long.
     woken_at: Cell<c_int>,
@@ -55,36 +71,75 @@ pub(crate) struct Checkpointer {
     passes: Arc<Mutex<()>>,
 }
 
+/// A handle that asks the checkpointer thread for a truncating checkpoint.
+#[derive(Clone)]
+pub(crate) struct Truncator {
+    inbox: mpsc::UnboundedSender<Pass>,
+}
+
+impl Truncator {
+    /// Checkpoints the whole log and truncates it; whether that completed (a reader holding
+    /// an old snapshot past the busy timeout leaves it incomplete).
+    pub(crate) async fn truncate(&self) -> Result<bool> {
+        let (reply, answer) = oneshot::channel();
+        self.inbox
+            .send(Pass::Truncate(reply))
+            .map_err(|_| StoreError::WriterGone)?;
+        Ok(answer.await.map_err(|_| StoreError::WriterGone)??)
+    }
+}
+
 impl Checkpointer {
     /// Starts the checkpointer thread on its own connection to the database at `path`, and
     /// hooks the writer's connection `writer` to it.
-    pub(crate) fn start(path: &Path, writer: &Connection) -> Result<Checkpointer> {
+    pub(crate) fn start(
+        path: &Path,
+        writer: &Connection,
+        busy_timeout: Duration,
+    ) -> Result<(Checkpointer, Truncator)> {
         let conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
-        // One pending wake-up is enough: a pass started after it sees every commit before it.
-        let (wake, woken) = mpsc::sync_channel::<()>(1);
+        // A passive pass never waits; a truncating one waits for the writer's batch and for
+        // readers as long as a write would.
+        conn.busy_timeout(busy_timeout)?;
+        let (inbox, mut passes_asked) = mpsc::unbounded_channel::<Pass>();
+        let due = Arc::new(AtomicBool::new(false));
         let passes = Arc::new(Mutex::new(()));
-        let held = passes.clone();
+        let (held, started) = (passes.clone(), due.clone());
         std::thread::Builder::new()
             .name("sqlite-checkpointer".into())
             .spawn(move || {
-                // Ends when the writer thread drops its side.
-                while woken.recv().is_ok() {
+                // Ends when the writer thread and every store handle have dropped their sides.
+                while let Some(pass) = passes_asked.blocking_recv() {
                     let _pass = held.lock().unwrap_or_else(PoisonError::into_inner);
-                    if let Err(e) = passive(&conn) {
-                        tracing::warn!(error = %e, "background WAL checkpoint failed");
+                    match pass {
+                        Pass::Passive => {
+                            started.store(false, Ordering::Release);
+                            if let Err(e) = checkpoint(&conn, "PRAGMA wal_checkpoint(PASSIVE)") {
+                                tracing::warn!(error = %e, "background WAL checkpoint failed");
+                            }
+                        }
+                        Pass::Truncate(reply) => {
+                            let _ =
+                                reply.send(checkpoint(&conn, "PRAGMA wal_checkpoint(TRUNCATE)"));
+                        }
                     }
                 }
             })
             .map_err(|e| StoreError::Batch(format!("the checkpointer did not start: {e}")))?;
         writer.wal_hook(Some(note_frames));
-        Ok(Checkpointer {
-            wake,
+        let truncator = Truncator {
+            inbox: inbox.clone(),
+        };
+        let checkpointer = Checkpointer {
+            inbox,
+            due,
             woken_at: Cell::new(0),
             passes,
-        })
+        };
+        Ok((checkpointer, truncator))
     }
 
     /// Called by the writer thread after a batch's callers are answered.
@@ -100,17 +155,19 @@ impl Checkpointer {
             // Nothing is appended while this runs, so it can finish and the next batch restarts
             // the log (unless a reader still holds an old snapshot: then at a later batch).
             let _pass = self.passes.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Err(e) = passive(writer) {
+            if let Err(e) = checkpoint(writer, "PRAGMA wal_checkpoint(PASSIVE)") {
                 tracing::warn!(error = %e, "WAL checkpoint at the cap failed");
             }
         } else if frames - self.woken_at.get() >= CHECKPOINT_FRAMES {
-            // Full means a pass is already due; it will see this commit too.
-            let _ = self.wake.try_send(());
+            if !self.due.swap(true, Ordering::AcqRel) {
+                let _ = self.inbox.send(Pass::Passive);
+            }
             self.woken_at.set(frames);
         }
     }
 }
 
-fn passive(conn: &Connection) -> rusqlite::Result<()> {
-    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+/// Runs a `wal_checkpoint` pragma; whether it completed (its first column, `busy`, is 0).
+fn checkpoint(conn: &Connection, pragma: &str) -> rusqlite::Result<bool> {
+    conn.query_row(pragma, [], |row| Ok(row.get::<_, i64>(0)? == 0))
 }

@@ -61,12 +61,9 @@ impl SqliteStore {
     /// in the database pages). A checkpoint that a reader holds up stays incomplete until the
     /// next one: logged, never an error of the delete.
     async fn checkpoint(&self) {
-        let outcome = sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
-            .fetch_one(&self.pool)
-            .await;
-        match outcome {
-            Ok(row) if row.get::<i64, _>(0) == 0 => {}
-            Ok(_) => tracing::warn!("WAL checkpoint after a delete was busy"),
+        match self.writer.checkpoint_truncate().await {
+            Ok(true) => {}
+            Ok(false) => tracing::warn!("WAL checkpoint after a delete was busy"),
             Err(e) => tracing::warn!(error = %e, "WAL checkpoint after a delete failed"),
         }
     }

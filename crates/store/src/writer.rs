@@ -22,7 +22,7 @@ use sqlx::sqlite::SqliteArguments;
 use sqlx::{Arguments, Connection as _, SqliteConnection};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::checkpointer::Checkpointer;
+use crate::checkpointer::{Checkpointer, Truncator};
 use crate::{Result, StoreError};
 
 /// A bound value.
@@ -59,6 +59,7 @@ struct Job {
 #[derive(Clone)]
 pub struct Writer {
     tx: mpsc::Sender<Job>,
+    truncator: Truncator,
 }
 
 /// How long a write waits for another process's lock (`switchboard keys create` on the Core
@@ -85,13 +86,13 @@ impl Writer {
              PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;",
         )?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        let checkpoints = Checkpointer::start(path, &conn)?;
+        let (checkpoints, truncator) = Checkpointer::start(path, &conn, BUSY_TIMEOUT)?;
         let (tx, rx) = mpsc::channel(1024);
         std::thread::Builder::new()
             .name("sqlite-writer".into())
             .spawn(move || run(conn, rx, checkpoints))
             .map_err(|e| StoreError::Batch(format!("the writer thread did not start: {e}")))?;
-        Ok(Writer { tx })
+        Ok(Writer { tx, truncator })
     }
 
     /// Runs `statements` atomically; returns each statement's affected row count.
@@ -102,6 +103,12 @@ impl Writer {
             .await
             .map_err(|_| StoreError::WriterGone)?;
         rx.await.map_err(|_| StoreError::WriterGone)?
+    }
+
+    /// Copies the whole write-ahead log into the database and truncates it to zero bytes;
+    /// whether that completed.
+    pub async fn checkpoint_truncate(&self) -> Result<bool> {
+        self.truncator.truncate().await
     }
 }
 

@@ -9,10 +9,12 @@
 mod support;
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use support::{P, deletion, item, session_with, store};
 use switchboard_store::{
-    CallRecord, EnvironmentRecord, EventRecord, IdempotencyRecord, SessionWrite, Store,
+    AgentRecord, CallRecord, EnvironmentRecord, EventRecord, IdempotencyRecord, SessionWrite, Store,
 };
 
 const MARKER: &str = "zebra-quartz-4417-marker";
@@ -107,6 +109,49 @@ async fn a_deleted_session_leaves_no_content_in_the_db_wal_or_shm() {
     assert_eq!(hits(dir.path(), MARKER), 0);
     assert_eq!(hits(dir.path(), id), 0, "the Session ID is gone too");
     assert!(s.get_session(P, "sess_other").await.unwrap().is_some());
+}
+
+/// The same while other writes keep the WAL long, so background checkpoints are running when
+/// the delete's truncating checkpoint comes (it waits its turn rather than giving up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_session_leaves_no_content_while_other_writes_keep_coming() {
+    let (dir, s) = store().await;
+    let s: Arc<dyn Store> = Arc::new(s);
+    let id = "sess_forgetme03";
+    s.write_session(with_marker(id)).await.unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let written = Arc::new(AtomicUsize::new(0));
+    let pad = "x".repeat(3000);
+    let mut load = Vec::new();
+    for w in 0..8 {
+        let (s, stop, written, pad) = (s.clone(), stop.clone(), written.clone(), pad.clone());
+        load.push(tokio::spawn(async move {
+            let mut i = 0;
+            while !stop.load(Ordering::Relaxed) {
+                s.insert_agent(&AgentRecord {
+                    project_id: P.into(),
+                    id: format!("agent_{w}_{i}"),
+                    created_at: 1,
+                    updated_at: 1,
+                    config: format!(r#"{{"pad":"{pad}"}}"#),
+                })
+                .await
+                .unwrap();
+                written.fetch_add(1, Ordering::Relaxed);
+                i += 1;
+            }
+        }));
+    }
+    // About a page a row: past the frames that wake the background checkpointer, twice over.
+    while written.load(Ordering::Relaxed) < 2500 {
+        tokio::task::yield_now().await;
+    }
+    assert!(s.delete_session(P, &deletion(id), None).await.unwrap());
+    stop.store(true, Ordering::Relaxed);
+    for t in load {
+        t.await.unwrap();
+    }
+    assert_eq!(hits(dir.path(), MARKER), 0);
 }
 
 /// PostgreSQL keeps a deleted row in its page until VACUUM; the delete vacuums, so after a
