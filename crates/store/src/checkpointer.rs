@@ -22,10 +22,9 @@ use std::os::raw::c_int;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
+use rusqlite::Connection;
 use rusqlite::hooks::Wal;
-use rusqlite::{Connection, OpenFlags};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::{Result, StoreError};
@@ -92,18 +91,10 @@ impl Truncator {
 impl Checkpointer {
     /// Starts the checkpointer thread on its own connection to the database at `path`, and
     /// hooks the writer's connection `writer` to it.
-    pub(crate) fn start(
-        path: &Path,
-        writer: &Connection,
-        busy_timeout: Duration,
-    ) -> Result<(Checkpointer, Truncator)> {
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
+    pub(crate) fn start(path: &Path, writer: &Connection) -> Result<(Checkpointer, Truncator)> {
         // A passive pass never waits; a truncating one waits for the writer's batch and for
-        // readers as long as a write would.
-        conn.busy_timeout(busy_timeout)?;
+        // readers as long as a write would (the connection's busy timeout).
+        let conn = crate::writer::open_connection(path)?;
         let (inbox, mut passes_asked) = mpsc::unbounded_channel::<Pass>();
         let due = Arc::new(AtomicBool::new(false));
         let passes = Arc::new(Mutex::new(()));

@@ -74,11 +74,7 @@ impl Writer {
     /// Opens the write connection on the database at `path` (already migrated) with the
     /// store's pragmas, and starts the writer thread.
     pub fn open(path: &Path) -> Result<Writer> {
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let conn = open_connection(path)?;
         // The same settings as the read pool's (`SqliteStore::open`): WAL is a property of the
         // file, the others are per connection.
         conn.execute_batch(
@@ -86,7 +82,7 @@ impl Writer {
              PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;",
         )?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        let (checkpoints, truncator) = Checkpointer::start(path, &conn, BUSY_TIMEOUT)?;
+        let (checkpoints, truncator) = Checkpointer::start(path, &conn)?;
         let (tx, rx) = mpsc::channel(1024);
         std::thread::Builder::new()
             .name("sqlite-writer".into())
@@ -110,6 +106,17 @@ impl Writer {
     pub async fn checkpoint_truncate(&self) -> Result<bool> {
         self.truncator.truncate().await
     }
+}
+
+/// A plain read-write connection to the database at `path` that waits [`BUSY_TIMEOUT`] for
+/// another connection's lock (the writer's, and the checkpointer's).
+pub(crate) fn open_connection(path: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    Ok(conn)
 }
 
 /// The writer thread: until every [`Writer`] is dropped, takes what is waiting (at least one

@@ -12,9 +12,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use support::{P, deletion, item, session_with, store};
+use support::{P, deletion, item, one_page_agent, session_with, store};
 use switchboard_store::{
-    AgentRecord, CallRecord, EnvironmentRecord, EventRecord, IdempotencyRecord, SessionWrite, Store,
+    CallRecord, EnvironmentRecord, EventRecord, IdempotencyRecord, SessionWrite, Store,
 };
 
 const MARKER: &str = "zebra-quartz-4417-marker";
@@ -121,22 +121,15 @@ async fn a_deleted_session_leaves_no_content_while_other_writes_keep_coming() {
     s.write_session(with_marker(id)).await.unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let written = Arc::new(AtomicUsize::new(0));
-    let pad = "x".repeat(3000);
     let mut load = Vec::new();
     for w in 0..8 {
-        let (s, stop, written, pad) = (s.clone(), stop.clone(), written.clone(), pad.clone());
+        let (s, stop, written) = (s.clone(), stop.clone(), written.clone());
         load.push(tokio::spawn(async move {
             let mut i = 0;
             while !stop.load(Ordering::Relaxed) {
-                s.insert_agent(&AgentRecord {
-                    project_id: P.into(),
-                    id: format!("agent_{w}_{i}"),
-                    created_at: 1,
-                    updated_at: 1,
-                    config: format!(r#"{{"pad":"{pad}"}}"#),
-                })
-                .await
-                .unwrap();
+                s.insert_agent(&one_page_agent(&format!("agent_{w}_{i}")))
+                    .await
+                    .unwrap();
                 written.fetch_add(1, Ordering::Relaxed);
                 i += 1;
             }

@@ -6,13 +6,16 @@
 // Test code may panic (clippy.toml's test allowance misses integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[macro_use]
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use support::{P, one_page_agent};
 use switchboard_store::checkpointer::WAL_CAP_FRAMES;
-use switchboard_store::{AgentRecord, PageQuery, SqliteStore, Store};
+use switchboard_store::{PageQuery, SqliteStore, Store};
 
-const P: &str = "proj_0000000000000000000000000000000a";
 /// SQLite's default page size, which the store keeps; a WAL frame is a page and a 24-byte header.
 const FRAME_BYTES: u64 = 4096 + 24;
 const WRITERS: usize = 16;
@@ -25,22 +28,15 @@ async fn the_wal_stays_bounded_while_writes_keep_coming() {
     let wal = dir.path().join("db.sqlite-wal");
     let s: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await.unwrap());
     // About one page per row: 16,000 rows are twice the cap in leaf pages alone.
-    let config = format!("{{\"pad\":\"{}\"}}", "x".repeat(3000));
     let largest = Arc::new(AtomicU64::new(0));
     let mut tasks = Vec::new();
     for w in 0..WRITERS {
-        let (s, config, wal, largest) = (s.clone(), config.clone(), wal.clone(), largest.clone());
+        let (s, wal, largest) = (s.clone(), wal.clone(), largest.clone());
         tasks.push(tokio::spawn(async move {
             for i in 0..PER_WRITER {
-                s.insert_agent(&AgentRecord {
-                    project_id: P.into(),
-                    id: format!("a{w}-{i}"),
-                    created_at: 1,
-                    updated_at: 1,
-                    config: config.clone(),
-                })
-                .await
-                .unwrap();
+                s.insert_agent(&one_page_agent(&format!("a{w}-{i}")))
+                    .await
+                    .unwrap();
                 let len = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
                 largest.fetch_max(len, Ordering::Relaxed);
             }

@@ -1,13 +1,13 @@
 //! Shared by the tests: a fresh store per test on either engine, the macro that runs one
 //! behaviour on both, and small Session record builders.
-#![allow(dead_code)] // each test binary uses its own share of these
+#![allow(dead_code, unused_macros)] // each test binary uses its own share of these
 
 use std::sync::Arc;
 
 use switchboard_store::test_support::{TestDatabase, database_or_skip};
 use switchboard_store::{
-    DeletionRecord, ItemRecord, Order, PageQuery, PgStore, SessionRecord, SessionWrite,
-    SqliteStore, Store, TurnRecord,
+    AgentRecord, DeletionRecord, ItemRecord, Order, PageQuery, PgStore, SessionRecord,
+    SessionWrite, SqliteStore, Store, TurnRecord,
 };
 
 /// Runs each `async fn name(s) { … }` as two tests, `sqlite::name` and `postgres::name`, with
@@ -129,5 +129,17 @@ pub fn deletion(id: &str) -> DeletionRecord {
         workspace_id: None,
         workspace_runtime: None,
         created_at: 7,
+    }
+}
+
+/// An Agent row of about one database page (a 3,000-byte config): writing many of these
+/// grows the SQLite WAL by about a frame each.
+pub fn one_page_agent(id: &str) -> AgentRecord {
+    AgentRecord {
+        project_id: P.into(),
+        id: id.to_owned(),
+        created_at: 1,
+        updated_at: 1,
+        config: format!(r#"{{"pad":"{}"}}"#, "x".repeat(3000)),
     }
 }
