@@ -2,7 +2,7 @@
 //! is abandoned (codex-acp sends no final status for it), a late result is refused, and the
 //! Session runs its next Turn. Steering a profile without a steer extension is refused.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_acp::CODEX_ACP;

@@ -4,10 +4,7 @@
 //! runs through it: the call is published, its result answers the MCP request, the agent's
 //! record of it confirms the receipt, and the result reaches the model.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! starts a new process that reopens the same session with `session/load`; the replayed history
 //! is not republished, and the model sees the earlier exchange.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_acp::CODEX_ACP;

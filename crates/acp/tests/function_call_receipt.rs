@@ -2,7 +2,7 @@
 //! tool call id, the result answers the MCP request, the agent's `tool_call_update` carrying it
 //! confirms the receipt, and the result reaches the model.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_acp::CODEX_ACP;

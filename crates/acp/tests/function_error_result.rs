@@ -2,7 +2,7 @@
 //! the agent's `tool_call_update` records exactly that, so the receipt is confirmed, and the text
 //! reaches the model.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_acp::CODEX_ACP;

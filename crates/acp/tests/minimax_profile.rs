@@ -3,7 +3,7 @@
 //! the launcher starts codex-acp from exactly that file, and a function round trip runs through
 //! it. Without a binary the harness is advertised unavailable with the reason, and refused.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

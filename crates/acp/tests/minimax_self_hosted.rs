@@ -6,7 +6,7 @@
 //! (`features.webFetch=false` for `web_search: disabled`, no `sandbox` override outside a
 //! managed sandbox).
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

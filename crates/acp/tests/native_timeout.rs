@@ -3,10 +3,7 @@
 //! MiniMax Code's MCP client would time the call out): the agent records the call failed, the
 //! call is abandoned, a result is refused as `call_abandoned`, and the Turn goes on to its end.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

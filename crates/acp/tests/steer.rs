@@ -2,10 +2,7 @@
 //! `minimax_code` profile, which the stand-in for `mcode` records, since neither stand-in agent
 //! has it). A profile without one refuses it with `unsupported_steering`: `cancel_turn.rs`.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

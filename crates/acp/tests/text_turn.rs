@@ -1,7 +1,7 @@
 //! A text Turn on codex-acp: the model's text streams as one message Item that ends as the
 //! final answer, and the Agent's instructions and the provider key reach the model.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_acp::CODEX_ACP;

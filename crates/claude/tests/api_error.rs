@@ -2,7 +2,7 @@
 //! `is_error: true`, which the adapter maps to a native error code, not a completed Turn. With
 //! retries off it fails at once, and the Session's next Turn runs normally.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario};

@@ -2,7 +2,7 @@
 //! the model is still answering, or while a function call is pending (which is then
 //! abandoned), and the Session runs its next Turn normally on the same process.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario};

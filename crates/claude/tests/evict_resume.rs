@@ -3,7 +3,7 @@
 //! history and the functions are offered (and served) again. A new executor on the same state
 //! directory (a Runtime restart) resumes the same way.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::ExecutionControls;

@@ -2,7 +2,7 @@
 //! tool-use id, the arguments keep their exact JSON text, and exactly the submitted text reaches
 //! the model.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, ToolCall};

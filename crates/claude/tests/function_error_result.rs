@@ -2,7 +2,7 @@
 //! `is_error` text (the output, then the error, joined by a newline), and that record confirms
 //! the receipt.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::{FunctionOutput, FunctionResultContent, Receipt};

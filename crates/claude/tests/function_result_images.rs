@@ -2,7 +2,7 @@
 //! image at the same position, plus claude's own note where it saved the file) confirms the
 //! receipt. The model receives the image as a base64 block between the texts.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::{FunctionOutput, FunctionResultContent, InputPart, Receipt};

@@ -2,7 +2,7 @@
 //! unknown call id, and content Claude Code cannot take (an image URL). The call then still
 //! takes a good result, which is confirmed.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::{FunctionOutput, FunctionResultContent, InputPart, Receipt};

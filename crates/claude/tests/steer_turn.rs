@@ -4,7 +4,7 @@
 //! lasts until that one ends, with a single terminal event and the later answer as its final
 //! answer.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario};

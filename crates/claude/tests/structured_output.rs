@@ -3,7 +3,7 @@
 //! one completed `final_answer` message under the StructuredOutput call's tool-use id with the
 //! whole text in one delta. The model's prose before it stays commentary under its own id.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, ToolCall};

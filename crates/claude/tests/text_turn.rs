@@ -2,7 +2,7 @@
 //! answer; the Turn's usage is what the provider reported; the provider gets the Session's key,
 //! model, output limit and instructions, and nothing but the model endpoint is called.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario};

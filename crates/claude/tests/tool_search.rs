@@ -2,7 +2,7 @@
 //! deferred one is withheld until the model loads it through native `ToolSearch`; the model then
 //! calls it, and the call is an ordinary function call with a confirmed receipt.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, ToolCall};

@@ -1,7 +1,7 @@
 //! A Turn that never ends (the provider never answers) is interrupted at the per-Turn deadline
 //! and fails with `request_timeout`; the Session stays usable.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Images in user input reach the model: an inline data URL as a base64 image block, an https
 //! URL as a URL image block, in the order of the input parts.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::{ExecutionControls, InputPart, TurnRequest};

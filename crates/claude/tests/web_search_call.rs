@@ -3,7 +3,7 @@
 //! and the Turn's usage counts that request too. The search is a `web_search_call` observation:
 //! opened by the `WebSearch` tool use, closed by claude's result for it, before the answer.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, ToolCall, WebSource};

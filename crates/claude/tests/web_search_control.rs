@@ -2,7 +2,7 @@
 //! `WebSearch`; `disabled` (and an omitted control, on the none profile) offers none. Nothing
 //! else of claude's built-in set (Bash, files, WebFetch, Task, …) is ever offered.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::configuration::WebSearchMode;

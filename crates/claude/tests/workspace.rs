@@ -7,7 +7,7 @@
 //! which no Session this protocol carries runs); `web_search: disabled` also removes WebSearch
 //! and WebFetch, `live` and an omitted control keep them.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

@@ -1,7 +1,7 @@
 //! Cancel mid-Turn: `turn/interrupt` settles the Turn as cancelled while the model is still
 //! answering, pending calls are abandoned, and the Session runs its next Turn normally.
 
-mod support;
+use crate::support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;

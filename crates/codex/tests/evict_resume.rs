@@ -2,7 +2,7 @@
 //! the same CODEX_HOME, resumes the same thread, and the model is offered the same dynamic
 //! tools (and the output schema) with the earlier history.
 
-mod support;
+use crate::support;
 
 use support::*;
 

@@ -1,7 +1,7 @@
 //! Function call → result → confirmed receipt → final answer, with the exact arguments and the
 //! exact result text reaching the model.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::{FunctionResultContent, Receipt};

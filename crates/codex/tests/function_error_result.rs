@@ -1,6 +1,6 @@
 //! A failed result's error text reaches the model as a final text part after the output.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::{FunctionOutput, FunctionResultContent, InputPart, Receipt};

@@ -1,7 +1,7 @@
 //! A function result with text and image parts: codex confirms it and the model request carries
 //! the parts in order, the image unchanged, as the function call's output.
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::*;

@@ -4,10 +4,7 @@
 //! off. The managed directory is the adapter's (codex's own is `/etc/codex`), so the files are
 //! planted in a temporary one.
 
-// Test code: its helpers outside `#[test]` fail the test on a failed step too.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

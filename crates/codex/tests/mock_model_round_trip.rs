@@ -2,7 +2,7 @@
 //! schema-generated arguments, then answer `FINAL: <tool output>`): one full function round
 //! trip through the real codex, as a Runtime would run it.
 
-mod support;
+use crate::support;
 
 use support::*;
 

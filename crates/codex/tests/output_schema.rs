@@ -1,7 +1,7 @@
 //! `text.format` json_schema reaches the model as a strict `text.format` on the Turn, and the
 //! final agent message text is published unchanged as the final answer.
 
-mod support;
+use crate::support;
 
 use support::fake_responses::{FakeResponses, JSON_REPLY, Script};
 use support::*;

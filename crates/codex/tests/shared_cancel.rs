@@ -2,7 +2,7 @@
 //! a call, cancelling one ends it cancelled with its call abandoned, and the other Turn takes
 //! its result and completes; the cancelled Session then runs its next Turn normally.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::AdapterEvent;

@@ -3,7 +3,7 @@
 //! instructions, tools and history, never the other's, while both Turns wait on calls at once
 //! on the same process.
 
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::AdapterEvent;

@@ -3,10 +3,7 @@
 //! Session runs one Turn, then every process's private dirty memory (`/proc/PID/smaps_rollup`)
 //! is read. The target (issue 18) is at most 5 MB per live idle Session when sharing.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Instant;
 

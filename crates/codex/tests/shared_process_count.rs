@@ -2,7 +2,7 @@
 //! a Session with another provider key gets its own; evicting a sharing Session leaves the
 //! process to the others, and evicting the last ends it; an evicted Session resumes its thread.
 
-mod support;
+use crate::support;
 
 use support::*;
 

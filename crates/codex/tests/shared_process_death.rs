@@ -2,7 +2,7 @@
 //! (`harness_exited`), nothing is replayed, and each Session's next input runs on a new process
 //! that resumes its own thread with its history.
 
-mod support;
+use crate::support;
 
 use support::*;
 

@@ -3,10 +3,7 @@
 //! one run, so only the ratio means anything. The shared side has two other idle Sessions on
 //! its process.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

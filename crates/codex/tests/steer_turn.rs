@@ -1,10 +1,7 @@
 //! Steering: input added to a running Turn is accepted by codex (`turn/steer` with the
 //! expected Turn id) and reaches the model; steering without a running Turn is refused.
 
-// Test code: its helpers outside `#[test]` fail the test on a failed step too.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_protocol::{InputPart, Receipt, TurnHandle};

@@ -1,7 +1,7 @@
 //! A text-only Turn: the model's text streams as deltas and ends as the final answer, with usage,
 //! and the request carries the Agent's instructions and the provider key from the environment.
 
-mod support;
+use crate::support;
 
 use support::fake_responses::{FakeResponses, Script};
 use support::*;

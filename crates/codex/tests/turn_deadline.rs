@@ -1,7 +1,7 @@
 //! A model that never answers: the per-Turn deadline interrupts codex and fails the Turn with
 //! `request_timeout`; the Session stays usable.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

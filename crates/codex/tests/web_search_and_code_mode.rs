@@ -3,7 +3,7 @@
 //! programmatic tool calling as codex's code mode (`exec`) tool. Absent controls leave codex's
 //! defaults; `disabled` / `enabled: false` remove the tools.
 
-mod support;
+use crate::support;
 
 use serde_json::Value;
 use support::fake_responses::{FakeResponses, Script};

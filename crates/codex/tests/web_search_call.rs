@@ -3,10 +3,7 @@
 //! item, and the adapter publishes it started and completed with its `search` action, before
 //! the answer, with web_search live or cached.
 
-// Test code: its helpers outside `#[test]` fail the test on a failed step too.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_mock_model::{Reply, Scenario, WebSource};

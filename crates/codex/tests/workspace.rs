@@ -6,7 +6,7 @@
 //! workspace is `/workspace`). The workspace is trusted, so its `.codex/config.toml` loads on
 //! start and on cold resume.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 use std::time::Duration;

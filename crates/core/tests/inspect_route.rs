@@ -1,10 +1,7 @@
 //! `/inspect`: the Session inspector's page and assets are served without a key, with the
 //! content types and the strict policy the page relies on, while `/v1` still demands one.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::Peer;
 use switchboard_core::inspect::CONTENT_SECURITY_POLICY;

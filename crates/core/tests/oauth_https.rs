@@ -2,11 +2,12 @@
 //! by a private CA made at test time and trusted as a deployment trusts one (`SSL_CERT_FILE`,
 //! the system trust store). The SSRF rule still holds over TLS: the same loopback endpoint is
 //! refused without the deployment flag, and an endpoint nobody trusts is never sent a secret.
-//! One test in this binary: it sets the process's environment.
+//! It sets the process's environment, which holds because nextest runs every test in its own
+//! process.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-// The runtime tests' HTTPS support: one copy, shared by path.
+// The runtime tests' HTTPS support and environment setter: one copy each, shared by path.
+#[path = "../../runtime/tests/support/process_env.rs"]
+mod process_env;
 #[path = "../../runtime/tests/support/tls.rs"]
 mod tls;
 

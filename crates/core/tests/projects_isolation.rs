@@ -3,10 +3,7 @@
 //! exactly what a missing one does (status and body byte for byte), lists never show another
 //! Project's rows, and a `tool_result` for another Project's Session is a 404.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::{KEY, Peer};

@@ -4,10 +4,7 @@
 //! public output Item; its identical retry is accepted, any other result gets the 409 of a
 //! result for an abandoned call.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::Peer;

@@ -1,9 +1,6 @@
 //! Function calls against a scripted Runtime peer: abandonment, receipts and refusals.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::Peer;

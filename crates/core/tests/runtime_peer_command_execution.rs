@@ -4,10 +4,7 @@
 //! exit_code, duration_ms and status; a command still running when the Turn settles is stored
 //! `incomplete`.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use futures::StreamExt;
 use serde_json::{Value, json};

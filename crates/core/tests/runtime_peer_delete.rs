@@ -2,10 +2,7 @@
 //! Session is gone from the API at once, and the release is sent again when a Runtime
 //! connects, until one confirms it (then nothing of the Session is left in the store).
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

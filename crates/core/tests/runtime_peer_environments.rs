@@ -2,10 +2,7 @@
 //! `environment_connection` action, reservations and their deadline, environment events, the
 //! managed configuration, workspace file frames, the failure sequence and delete.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,10 +2,7 @@
 //! Runtime enrolled for some self-hosted Environment, which learned the Run ID) are ignored; the
 //! Turn goes on and settles only from the link it was dispatched to.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -3,10 +3,7 @@
 //! then on Session create names the harness, the reason and the command to retry. `/readyz`
 //! shows each harness's state throughout.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::Peer;

@@ -2,10 +2,7 @@
 //! without replay (no function result is sent again, to any Runtime); work that never started
 //! waits for the next Runtime that can run it.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::Peer;

@@ -3,10 +3,7 @@
 //! sealed `env`), an environment-origin HTTP server in `mcp_environment_servers` (never in the
 //! gateway's `mcp_servers`).
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::Peer;

@@ -3,10 +3,7 @@
 //! Turn starts once the Runtime reports `preparing`, then `ready`; from `preparing` on the bound
 //! runs again, so a Runtime that never settles a preparation fails its Turn.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

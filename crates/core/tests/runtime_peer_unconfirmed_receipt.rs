@@ -2,10 +2,7 @@
 //! an identical retry is still accepted and nothing is resent, a later native application
 //! publishes the output Item, and otherwise the action leaves only when the Turn settles.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::Peer;

@@ -3,10 +3,7 @@
 //! stored completed; a search still open when the Turn settles is stored `incomplete`, keeping
 //! the action it started with; a failed search is `incomplete` too.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::Peer;

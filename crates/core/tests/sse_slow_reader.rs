@@ -1,10 +1,7 @@
 //! A reader that stops reading is cut off with `error{code: stream_interrupted}` and never slows
 //! the Session or another reader down (core-contracts §8).
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use futures::StreamExt;
 use serde_json::Value;

@@ -3,10 +3,7 @@
 //! dispatch-time recheck that opens the bearer, follows rotation, and fails, never anonymous,
 //! once the credential or its Vault is gone or its OAuth token has expired.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::Peer;

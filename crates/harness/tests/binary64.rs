@@ -1,9 +1,6 @@
 //! The binary64 rule: a number changes when parsing it to the nearest binary64 and printing
 //! that back in shortest round-trip form gives a different numeric value, or overflows.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::Value;
 use switchboard_harness::binary64::{lossless, number_lossless};
 

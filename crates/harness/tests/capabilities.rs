@@ -1,9 +1,6 @@
 //! What a Runtime must advertise to run a snapshot (core-contracts §6.4 "Core requires").
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::*;

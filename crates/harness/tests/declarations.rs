@@ -1,8 +1,5 @@
 //! The declaration values themselves: identity, pinned native versions, providers, defaults.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use switchboard_execution::*;
 use switchboard_harness::{
     Capability, DEFAULT_HARNESS, PlacementKind, StdioCwd, declaration, declarations,

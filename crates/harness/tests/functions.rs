@@ -1,10 +1,7 @@
 //! Functions: every harness runs function tools (MiniMax Code through its MCP server
 //! `functions`); harnesses that serve them as MCP tools need an explicit object root.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::*;

@@ -1,9 +1,6 @@
 //! `x_agents_core.harness_config`: each harness declares the members its adapter applies.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::*;
 

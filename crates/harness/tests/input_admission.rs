@@ -1,10 +1,7 @@
 //! Input and function-result admission (the last rows of the §2.4 table): message images,
 //! whitespace-only messages, and which function results each harness can apply.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::{COLUMNS, Outcome, admit, every, outcome, reject_null};
 use switchboard_execution::HarnessId;

@@ -1,10 +1,7 @@
 //! MCP servers: origin against placement, transports, where stdio servers start, labels,
 //! allowlists, required initialization, credentials and `${` expansion, per harness.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::*;

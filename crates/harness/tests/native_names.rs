@@ -1,10 +1,7 @@
 //! Names the native harness refuses or merges: Codex dynamic tool names, and Claude Code's
 //! normalized `mcp__<server>__<tool>` names, which must stay distinct.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::*;

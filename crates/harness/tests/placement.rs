@@ -1,9 +1,6 @@
 //! Placement, multi_agent, Session-wide uniqueness, conflicts, and the order of the checks.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_execution::*;

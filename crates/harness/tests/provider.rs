@@ -1,10 +1,7 @@
 //! Model provider bundles: the protocols each harness drives, and MiniMax Code's need for
 //! positive token limits.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_execution::*;

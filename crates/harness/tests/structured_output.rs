@@ -2,10 +2,7 @@
 //! Claude Code needs an explicit object root and numbers that survive binary64; MiniMax Code
 //! has no structured output. Only Codex admits a verbosity other than medium.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_execution::{HarnessId, SessionSnapshot, TextFormat, Tool, Verbosity};

@@ -1,10 +1,7 @@
 //! Deferred function discovery: `tool_search` and `defer_loading` functions come together,
 //! and only Claude Code declares discovery.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_execution::Tool;

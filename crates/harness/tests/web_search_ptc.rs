@@ -5,10 +5,7 @@
 //! Claude Code runs disabled and live with context_size medium and no domains or location, and
 //! PTC false; MiniMax Code runs disabled only and PTC false.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::*;
 use switchboard_execution::*;

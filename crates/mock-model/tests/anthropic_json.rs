@@ -1,10 +1,7 @@
 //! Anthropic Messages, not streamed, plus the side routes Claude Code calls: count_tokens and
 //! the `HEAD /` connectivity probe.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::post_json;
 use serde_json::json;

@@ -1,9 +1,6 @@
 //! Anthropic Messages, streamed: the event sequence Claude Code accepts.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::{post_stream, types};
 use serde_json::json;

@@ -1,10 +1,7 @@
 //! With no scenario the mock plays one tool round-trip per turn: call the caller's first
 //! function with schema-generated arguments, then answer `FINAL: <last tool output>`.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::{post_json, responses_tool};
 use serde_json::{Value, json};

@@ -1,9 +1,6 @@
 //! OpenAI Chat Completions, streamed and not, with `tool_calls`.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::{post_json, post_stream};
 use serde_json::{Value, json};

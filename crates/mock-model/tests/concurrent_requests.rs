@@ -1,9 +1,6 @@
 //! Concurrent requests are numbered once each, and rules' `times` hold under concurrency.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -1,9 +1,6 @@
 //! A scripted drop closes the connection: before any response, or mid-stream after N events.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::post;
 use serde_json::json;

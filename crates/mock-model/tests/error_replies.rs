@@ -1,10 +1,7 @@
 //! Scripted HTTP errors arrive in each provider's own error shape (or a verbatim body), and a
 //! server-side refusal never takes the server down.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::post_json;
 use serde_json::json;

@@ -1,11 +1,6 @@
 //! Every request and its reply are journaled, in memory and as JSON lines, so tests can assert
 //! exactly what a harness sent.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
-
 use serde_json::{Value, json};
 use switchboard_mock_model::{
     MockConfig, MockModel, Reply, Rule, Scenario, ToolCall, count_tokens,

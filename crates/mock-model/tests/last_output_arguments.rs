@@ -2,10 +2,7 @@
 //! latest tool output that has one (an ID the harness made up, as Codex's `spawn_agent`
 //! returns), kept as written when none has.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::post_json;
 use serde_json::{Value, json};

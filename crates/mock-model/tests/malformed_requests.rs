@@ -1,10 +1,7 @@
 //! Requests the mock cannot serve get a 400 (or 404/405) in the provider's own error shape,
 //! never a panic, and the server keeps serving.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use switchboard_mock_model::MockModel;

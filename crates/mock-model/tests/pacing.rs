@@ -1,9 +1,6 @@
 //! `delay_ms` holds the whole reply back; `interval_ms` spaces the streamed events.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,9 +1,6 @@
 //! OpenAI Responses, not streamed: one `response` object with the same output items.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::{post_json, responses_tool};
 use serde_json::json;

@@ -1,9 +1,6 @@
 //! OpenAI Responses, streamed: the event sequence Codex accepts, text deltas and tool calls.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::{post_stream, responses_tool, types};
 use serde_json::{Value, json};

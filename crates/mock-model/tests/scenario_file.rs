@@ -1,9 +1,6 @@
 //! Scenario files: the JSON format parses into the same rules the Rust constructors build, and
 //! mistakes are refused at load time with the place they are at.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 use switchboard_mock_model::{
     DropReply, ItemKind, Protocol, Reply, Rule, Scenario, ScenarioError, ToolCall, When,

@@ -1,10 +1,7 @@
 //! Rules are tried in order against each request; every condition present must hold, and a
 //! rule with `times` stops firing once used up. The journal's `matched` says which rule fired.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::{post, responses_tool};
 use serde_json::{Value, json};

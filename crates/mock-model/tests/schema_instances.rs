@@ -1,8 +1,5 @@
 //! Generated arguments and default JSON answers are valid instances of their schemas.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::{Value, json};
 use switchboard_mock_model::minimal_instance;
 

@@ -1,10 +1,7 @@
 //! A `shell` reply runs its command line with whichever shell tool the harness offers, in that
 //! tool's own argument shape, and says so in text when the request offers none.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::post_json;
 use serde_json::{Value, json};

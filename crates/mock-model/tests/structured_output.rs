@@ -1,10 +1,7 @@
 //! JSON-schema answers: Claude Code's `StructuredOutput` tool call for `--json-schema` runs,
 //! and JSON text for OpenAI `text.format` / `response_format`.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::post_json;
 use serde_json::{Value, json};

@@ -1,10 +1,7 @@
 //! Claude Code's tool search (ENABLE_TOOL_SEARCH): deferred tools are loaded with `ToolSearch`,
 //! whose result comes back as `tool_reference` blocks; then the loaded tool is called.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::post_json;
 use serde_json::{Value, json};

@@ -2,10 +2,7 @@
 //! output item, or Anthropic `server_tool_use` (`web_search`) + `web_search_tool_result`
 //! blocks, before the answer text.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod common;
+use crate::common;
 
 use common::{post_stream, types};
 use serde_json::json;

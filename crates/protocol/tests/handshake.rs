@@ -1,8 +1,5 @@
 //! The version handshake: exact match welcomes, anything else is refused with a clear error.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use switchboard_protocol::handshake::Hello;
 use switchboard_protocol::{CoreToRuntime, Envelope, PROTOCOL_VERSION, RuntimeToCore};
 

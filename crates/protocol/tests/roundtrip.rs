@@ -1,8 +1,5 @@
 //! Every message survives encode → decode unchanged, with its exact JSON numbers.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 use switchboard_protocol::messages::*;
 use switchboard_protocol::*;

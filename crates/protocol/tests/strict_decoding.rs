@@ -1,9 +1,6 @@
 //! Core → Runtime frames are decoded strictly: unknown types and unknown members at any depth
 //! reject the frame with a precise error.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use switchboard_protocol::envelope::DecodeError;
 use switchboard_protocol::{CoreToRuntime, Envelope, RuntimeToCore};
 

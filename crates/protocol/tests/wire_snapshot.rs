@@ -10,9 +10,6 @@
 //! `UPDATE_WIRE_SNAPSHOT=1 cargo nextest run -p switchboard-protocol -E 'test(wire_snapshot)'`,
 //! and goes with a protocol version bump.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::PathBuf;
 
 use serde::Serialize;

@@ -1,10 +1,7 @@
 //! A harness is advertised `available: false` unless its executable exists at the resolved path
 //! AND `--version` reports exactly the pin; capabilities never exceed the declaration.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

@@ -4,10 +4,7 @@
 //! evicted Session's next Turn relaunching codex for `thread/resume`) takes the same permit:
 //! three evicted Sessions resumed at once launch one at a time, each with its history.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 

@@ -2,10 +2,7 @@
 //! answered by `interaction_decision_ack{applied: true}`, then the model's final answer built
 //! from that result and `done{completed}`.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -1,10 +1,7 @@
 //! An executor idle for `idle_timeout` is evicted (its codex process ends), and the Session's
 //! next Turn resumes it transparently.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,10 +2,7 @@
 //! codex's home and rollouts in it, also when the executor was already evicted and no process
 //! runs; `released` answers only after.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,10 +1,7 @@
 //! LocalRuntime end to end on the real codex: `execution_prepare` → `preparing`, `ready`;
 //! `execution_start` → the Turn's frames in order, ending with `done{completed}`.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

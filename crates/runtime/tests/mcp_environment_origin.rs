@@ -4,12 +4,7 @@
 //! frames carry the result. One with a Vault bearer is served through the Runtime's credential
 //! gateway (on the workspace's own machine): the server gets the bearer, the harness never does.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
-use support::both_harnesses;
+use crate::support;
 
 use serde_json::{Map, json};
 use support::mcp::*;

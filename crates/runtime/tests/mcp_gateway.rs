@@ -1,9 +1,7 @@
 //! The credential gateway on its own: what a harness-side client sees of a real MCP server
 //! through it, and what it refuses.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::{Map, Value, json};
 use support::mcp::server;

@@ -1,12 +1,10 @@
 //! An HTTPS MCP server behind the credential gateway: the server's certificate is signed by a
 //! private CA made at test time, trusted the way a deployment trusts one (`SSL_CERT_FILE`, the
 //! system trust store), and the gateway reaches it with the bearer; a server whose certificate
-//! nobody trusts is never sent the bearer. One test in this binary: it sets the process's
-//! environment.
+//! nobody trusts is never sent the bearer. It sets the process's environment, which holds
+//! because nextest runs every test in its own process.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::mcp::server;

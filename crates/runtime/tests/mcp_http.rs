@@ -2,12 +2,7 @@
 //! real streamable-HTTP MCP server that records every request's headers, reached through the
 //! Runtime's loopback credential gateway; the model is the mock model.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
-use support::both_harnesses;
+use crate::support;
 
 use serde_json::{Map, json};
 use support::mcp::*;

@@ -2,10 +2,7 @@
 //! the model exactly that tool (the mock model's journal), and `[]` offers none of another
 //! server's.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::mcp::*;
 use support::mcp_stdio::*;

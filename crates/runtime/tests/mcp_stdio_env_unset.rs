@@ -3,10 +3,7 @@
 //! anything is placed: no workspace is made, no harness starts, the server never runs, and the
 //! model sees no request.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::mcp::{binary, configuration, model, model_requests};
 use support::mcp_stdio::*;

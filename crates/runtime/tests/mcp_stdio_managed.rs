@@ -3,10 +3,7 @@
 //! the variable its `env_vars` names from the workspace's `env`; the model calls its tool and
 //! the result reaches the model and the `mcp_call` frames.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::mcp::{binary, completed_call, configuration, model, model_requests, prepared_turn};

@@ -2,10 +2,7 @@
 //! start with the public error before any model request; an optional one that cannot start is
 //! skipped and the Turn runs without its tools (codex waits for required servers natively).
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::mcp::*;
 use support::mcp_stdio::*;

@@ -4,10 +4,7 @@
 //! user's machine), never from the configuration; the model calls its tool, the result
 //! reaches the model and the `mcp_call` frames carry it.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::mcp::*;
@@ -71,7 +68,7 @@ async fn stdio_turn(harness: HarnessId, test: &str) {
     assert_eq!(tools_called(&record), vec!["read_env"]);
 }
 
-macro_rules! both_harnesses {
+macro_rules! both_harnesses_in_process_env {
     ($($name:ident => $body:ident),* $(,)?) => {
         mod codex {
             use super::*;
@@ -90,6 +87,6 @@ macro_rules! both_harnesses {
     };
 }
 
-both_harnesses! {
+both_harnesses_in_process_env! {
     a_stdio_tool_runs_in_the_self_hosted_workspace_with_its_env_var => stdio_turn,
 }

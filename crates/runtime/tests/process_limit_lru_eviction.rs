@@ -2,10 +2,7 @@
 //! processes live, the least recently used idle Session's process is evicted to make room, and
 //! that Session's next Turn resumes its native history.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::limit::{ChildPeak, live_children, runtime_limited};
 use support::mcp::{binary, configuration, model_requests, prepare, run};

@@ -2,10 +2,7 @@
 //! settlement (`done{cancelled}`) without reaching the harness, and the Session runs its next
 //! Turn once a slot frees.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::limit::*;
 use support::mcp::{binary, configuration, model_requests, prepare};

@@ -2,10 +2,7 @@
 //! results), a third Session's Turn waits queued instead of failing, and starts once a result
 //! completes one of the busy Turns, whose process is then evicted for it.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::limit::*;
 use support::mcp::{binary, configuration, prepare};

@@ -3,10 +3,7 @@
 //! app-server`, which the bound counts once. Releasing three deletes their threads from the
 //! shared home and leaves the fourth's process running its next Turn.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

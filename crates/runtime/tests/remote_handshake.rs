@@ -2,10 +2,7 @@
 //! heartbeat at once and serves the same frame loop as the LocalRuntime; a frame that does not
 //! decode is answered with `protocol_error`; Core closing the socket ends it cleanly.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,10 +1,7 @@
 //! A Core on another protocol version answers `hello_refused`; `run_remote` ends with
 //! [`RemoteError::Refused`], whose message names both versions.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

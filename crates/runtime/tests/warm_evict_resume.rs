@@ -4,10 +4,7 @@
 //! launches a process of its own, which `thread/resume`s the thread through the link, and the
 //! model sees the first Turn again. Deleting the Session removes the warm process's folder.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::mcp::{model_requests, run};
 use support::warm::{

@@ -4,10 +4,7 @@
 //! the warm one: that process holds the Session's rollout open. The pool refills only after
 //! that Turn has ended (a codex starting beside it would take its CPU).
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::mcp::run;
 use support::warm::{

@@ -4,10 +4,7 @@
 //! preparation ends it (`Shed`) rather than evict the idle first Session. Never more than two
 //! harness processes live, and both Sessions run their Turns.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::limit::{ChildPeak, live_children};
 use support::mcp::run;

@@ -5,10 +5,7 @@
 //! rollout there, the Session's own thread's, with the provider's journal holding only that
 //! Session's request.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -4,10 +4,7 @@
 //! settings); the mock model's journal shows each Turn's request with its own Session's tools,
 //! instructions and schema, and nothing of the other's.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::mcp::{model_requests, offered, run};

@@ -2,9 +2,7 @@
 //! workspace capabilities the Runtime itself provides (a self-hosted directory, reading and
 //! writing workspace files) are advertised either way, within each harness's declaration.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use switchboard_runtime::workspace::sandbox::Bwrap;
 use switchboard_runtime::{Locator, Registry};

@@ -3,9 +3,7 @@
 //! inside bubblewrap with the network disabled, it reaches the scripted model only through the
 //! provider relay, works in `/workspace`, and answers.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

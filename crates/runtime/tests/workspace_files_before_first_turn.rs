@@ -2,9 +2,7 @@
 //! first Turn, and `setup_commands` have run after them; both happen once per Environment: a
 //! second Session of the same Environment finds the workspace as the first one left it.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

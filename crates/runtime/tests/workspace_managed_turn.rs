@@ -4,9 +4,7 @@
 //! Environment's `files`; the file is listed by `workspace_list`, and `workspace_remove` after
 //! the release deletes it all.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -3,9 +3,7 @@
 //! Runtime's relay at its own URL. With the network enabled the same server is reachable, so the
 //! refusal is the namespace's doing.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use futures::FutureExt;
 use support::scratch;

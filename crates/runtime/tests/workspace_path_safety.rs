@@ -3,9 +3,7 @@
 //! the model could plant one) to `/etc` or to the Runtime's data dir is neither written through
 //! nor listed beyond.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::os::unix::fs::symlink;
 

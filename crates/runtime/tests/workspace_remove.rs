@@ -2,9 +2,7 @@
 //! Runtime keeps beside it), answering with the same frame id; a symlink planted in the
 //! workspace is removed, not followed. Listing afterwards finds no files.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::scratch;
 use support::workspace::*;

@@ -3,9 +3,7 @@
 //! read the Runtime data dir's other paths (another Session's state, the Core database) or
 //! another Environment's workspace, and its `env` reaches it through the environment.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::scratch;
 use support::workspace::*;

@@ -3,9 +3,7 @@
 //! is prepared, the `workspace_*` frames read and write under that directory, with absolute
 //! paths of this machine, and refuse any other.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -2,9 +2,7 @@
 //! the command, its status and its output; the commands before it ran, in order, inside the
 //! sandbox (in the workspace, as the `cwd` given), and none after it.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::workspace::*;
 use support::{configuration, scratch, send};

@@ -1,10 +1,6 @@
 //! Agents round-trip byte for byte and page by cursor in both orders.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::P;
 use switchboard_store::{AgentRecord, Order, PageQuery, StoreError};

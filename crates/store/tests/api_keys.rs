@@ -1,10 +1,6 @@
 //! API keys, the write probe, Agent updates and the data key check, on both engines.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::P;
 use switchboard_store::{AgentRecord, ApiKeyRecord, KeyCheckStore, ProjectRecord};

@@ -3,11 +3,7 @@
 //! under a lost or stale claim fails with `StoreError::Fenced` and writes nothing. Claims exist
 //! only on PostgreSQL; SQLite (one process) has none and writes unfenced.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -1,11 +1,7 @@
 //! Concurrent conflicting writes give one outcome on both engines: SQLite serialises them in
 //! its writer task, PostgreSQL through row locks and unique keys across pooled connections.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::{P, deletion, session_with};
 use switchboard_store::{EnvironmentRecord, IdempotencyRecord, StoreError};

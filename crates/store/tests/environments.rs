@@ -1,11 +1,7 @@
 //! Environments: upsert keeps position, the kind filter pages, digests find one Environment
 //! and cannot be shared, and a Session write can carry its Environment atomically.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::P;
 use switchboard_store::{

@@ -1,11 +1,5 @@
 //! Concurrent writes (on SQLite, committed in shared transactions by the writer thread) each succeed or fail alone, and each is readable and durable once answered.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
-
 use std::sync::Arc;
 
 use switchboard_store::{AgentRecord, PageQuery, SqliteStore, Store};

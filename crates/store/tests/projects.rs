@@ -2,11 +2,7 @@
 //! lists, cursors, deletes), an upsert of another Project's Session changes nothing, and create
 //! keys are per Project.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::{P, deletion, page, session_with};
 use switchboard_store::{IdempotencyRecord, Order, SessionFilter, StoreError};

@@ -2,9 +2,6 @@
 //! Project; another Project sees none of it. The old data dir is built by the migrations before
 //! the Projects one, with rows written in that schema.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::Path;
 use std::str::FromStr;
 

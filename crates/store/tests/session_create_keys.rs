@@ -1,11 +1,7 @@
 //! A Session create's Idempotency-Key: of concurrent creates with one key exactly one Session
 //! lands, and the key outlives its Session.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

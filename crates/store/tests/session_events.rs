@@ -3,11 +3,7 @@
 //! bumps and notifies the keys epoch on every key and Project change; SQLite keeps none and
 //! has nothing to listen to.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::{P, session};
 use switchboard_store::{ApiKeyRecord, EventRecord, Notice, ProjectRecord, SessionWrite};

@@ -1,11 +1,7 @@
 //! The metrics endpoint's Session figures: Sessions by their document's `status` and the sum of
 //! their `required_actions`, over every Project, on both engines.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::session;
 use switchboard_store::{ProjectRecord, SessionRecord, SessionWrite};

@@ -1,10 +1,6 @@
 //! A Session write that conflicts lands nothing, alone or batched with other writers.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 

@@ -1,10 +1,6 @@
 //! Deleting a Session takes its Turns, Items, calls and idempotency records with it.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::{P, deletion, page, session_with};
 use switchboard_store::{CallRecord, IdempotencyRecord, Order, SessionWrite, StoreError};

@@ -1,10 +1,6 @@
 //! `sessions.list` filters on the Agent and on metadata values, keys of any spelling included.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::{P, page, session};
 use switchboard_store::{Order, Page, SessionFilter, SessionRecord, SessionWrite, StoreError};

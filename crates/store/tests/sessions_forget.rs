@@ -2,11 +2,7 @@
 //! overwrites its rows and the WAL is checkpointed and truncated after the delete. Only the
 //! deletion record (IDs) stays until the Runtime confirms.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::sync::Arc;

@@ -1,10 +1,6 @@
 //! Sessions, Turns and Items page by cursor in both orders, each list within its Session.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::{P, item, page, session_with, turn};
 use switchboard_store::{Order, Page, SessionWrite, StoreError};

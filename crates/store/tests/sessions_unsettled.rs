@@ -1,10 +1,6 @@
 //! Sessions with an active Turn are listed oldest first, and leave the list once settled.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::{P, session};
 use switchboard_store::{SessionRecord, SessionWrite};

@@ -1,10 +1,6 @@
 //! A Session write round-trips byte for byte; upserts replace documents but keep positions.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::{P, item, page, session, session_with, turn};
 use switchboard_store::{CallRecord, IdempotencyRecord, Order, SessionRecord, SessionWrite};

@@ -1,11 +1,7 @@
 //! A Session's Subagents, child Turns and child Items: kept apart from the root's Turns and
 //! Items, scoped to their Session and Subagent, paged by first write, gone with the Session.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::{P, deletion, page, session_with};
 use switchboard_store::{

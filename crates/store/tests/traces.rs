@@ -1,11 +1,7 @@
 //! Root Turns' traces: appended batch by batch to a stored Turn only, paged in Turn order,
 //! seen only in the Session's Project, and gone with the Session.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::{P, deletion, page, session_with, turn};
 use switchboard_store::{Order, SessionWrite, StoreError};

@@ -1,11 +1,7 @@
 //! Vaults and credentials: upsert keeps position, status and metadata filters page, a
 //! credential belongs to one Vault, and deleting a Vault deletes its credentials.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use support::P;
 use switchboard_store::{CredentialRecord, Order, PageQuery, VaultFilter, VaultRecord};

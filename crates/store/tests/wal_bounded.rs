@@ -3,11 +3,7 @@
 //! written, the `-wal` file never grows past the cap (plus one batch), and every answered write is
 //! in the database afterwards.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-#[macro_use]
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -9,9 +9,6 @@
 //! builders of `core::session::configuration`); this crate is the one that sees both Core and
 //! the adapters.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::{Value, json};
 use switchboard_core::session::configuration::{configuration, snapshot};
 use switchboard_execution::{parse_session_create, resolve};

@@ -2,10 +2,7 @@
 //! its kept-alive connection usable for the next request; a body too big to drain gets
 //! `Connection: close` instead of a silent close.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::{API_KEY, read_response, read_to_close, scratch, start_limited};
 use tokio::io::AsyncWriteExt;

@@ -2,9 +2,6 @@
 //! made absolute against the directory the command ran in, and a declared harness without an
 //! adapter says so instead of "unknown harness".
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::process::Command;
 
 fn switchboard(cwd: &std::path::Path) -> Command {

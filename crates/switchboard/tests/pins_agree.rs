@@ -3,9 +3,6 @@
 //! probes, and the Runtime's install table (which `switchboard harness install`, `serve` and the
 //! `session_turn` benchmark use).
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::Path;
 use std::process::Command;
 

@@ -3,10 +3,7 @@
 //! 2 s by the hidden `--preparation-timeout`), a second Session's first Turn (whose preparation
 //! needs the slot) waits for it and completes; nothing fails.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

@@ -3,10 +3,7 @@
 //! count it); once a deployment Runtime connects with the Runtime token, the Session runs there
 //! and the enrolled Runtime never prepared it.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::{
     Core, Mock, TOKEN, codex_installed, mint_enrollment, scratch, seed_environment, token_of,

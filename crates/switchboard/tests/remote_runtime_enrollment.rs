@@ -5,10 +5,7 @@
 //! line) under the same Runtime ID; enrolling
 //! again replaces the credential, and a Runtime still holding the old one is refused.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::{Core, Mock, cli, mint_enrollment, scratch, seed_environment, token_of};

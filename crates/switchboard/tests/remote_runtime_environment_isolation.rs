@@ -3,10 +3,7 @@
 //! Runtime never receives a self-hosted Environment's Session. Which Runtime prepared a Session
 //! shows in its data dir (`sessions/<id>`).
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::{Core, Mock, TOKEN, awaits_connection, codex_installed, scratch};

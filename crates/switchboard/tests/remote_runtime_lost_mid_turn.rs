@@ -2,10 +2,7 @@
 //! fails with `internal_error` "The execution could not complete." and the Session is failed.
 //! Core is not ready again until another Runtime connects.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::{Core, Mock, TOKEN, codex_installed, poll, scratch};

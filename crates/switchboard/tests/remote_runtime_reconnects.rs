@@ -1,10 +1,7 @@
 //! When the connection drops after a successful handshake (here: Core restarts), `switchboard
 //! runtime` dials again with backoff and is welcomed by the new Core, which becomes ready.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::{Core, Mock, TOKEN, scratch};
 

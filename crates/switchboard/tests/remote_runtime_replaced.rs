@@ -2,10 +2,7 @@
 //! socket (a Runtime that reconnected after a failure Core missed leaves no dead link behind),
 //! and keeps serving the new one.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use futures::{SinkExt, StreamExt};
 use support::{Core, Mock, TOKEN, WAIT, scratch};

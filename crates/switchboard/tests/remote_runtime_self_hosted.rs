@@ -18,10 +18,7 @@
 //! namespaces would need a routed veth pair and a mock listening on it, with no gain for what
 //! this proves (Core and the Runtime only meet over the WebSocket either way).
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use serde_json::{Value, json};
 use support::{Core, Mock, Process, awaits_connection, harness_installed, poll, scratch};

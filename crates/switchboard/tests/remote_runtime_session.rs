@@ -2,10 +2,7 @@
 //! dials it with the token, says it is connected, makes `/readyz` answer 200, and runs a
 //! Session end to end on the real codex harness against the mock model.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::{Core, Mock, TOKEN, codex_installed, scratch};
 

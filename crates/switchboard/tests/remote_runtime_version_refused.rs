@@ -1,10 +1,7 @@
 //! A Runtime speaking another protocol version gets `hello_refused` (naming the version Core
 //! speaks) and the connection closes; nothing is attached, so Core stays not ready.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use futures::{SinkExt, StreamExt};
 use support::{Core, Mock, TOKEN, WAIT, scratch};

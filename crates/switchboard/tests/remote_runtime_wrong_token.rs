@@ -1,10 +1,7 @@
 //! A Runtime with the wrong token is refused: Core answers 401 in the public error shape, and
 //! `switchboard runtime` exits non-zero saying which token to check instead of retrying.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::{Core, Mock, TOKEN, scratch};
 

@@ -1,10 +1,7 @@
 //! Issue 13, item 7: an event stream opened with a key ends once `switchboard keys revoke` (another
 //! process, same data directory) revokes that key; a stream opened with another key goes on.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use support::{API_KEY, Mock, open_events, read_to_close, read_until, scratch, start_limited_on};
 

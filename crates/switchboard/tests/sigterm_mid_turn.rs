@@ -3,10 +3,7 @@
 //! `turn.failed` and the Session's failed status before it ends, the process exits, and after a
 //! restart the stored Turn is failed and nothing was sent to the model again.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

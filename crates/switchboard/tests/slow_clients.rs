@@ -2,10 +2,7 @@
 //! binary with short limits; every wait is an observed event (a response, an EOF) bounded by
 //! [`support::WAIT`].
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -4,10 +4,7 @@
 //! remount is refused while the server holds its files open for writing, so the full disk is
 //! the case a test can produce.)
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
+use crate::support;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

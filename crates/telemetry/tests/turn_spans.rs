@@ -2,7 +2,6 @@
 //! it (and nothing around it); a span of that Turn ending later comes alone; propagation round
 //! trips a `traceparent`.
 
-// Test code may panic (clippy.toml's test allowance misses integration-test helpers).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};

@@ -1,8 +1,8 @@
 //! Test support: the real ACP agents (installed by `scripts/install-harnesses.sh`), the mock
 //! model, configurations. What is not ACP's is the adapter kit's `test_support`, re-exported.
 
-// Shared by the test binaries (each uses some), and test code: a failed step fails the test.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+// Shared by the test modules (each uses some), and test code: a failed step fails the test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! configs, and read what the model was sent. What is not claude's (bounded event reads, the
 //! mock model, …) is the adapter kit's `test_support`, re-exported here.
 
-// Shared by the test binaries (each uses some), and test code: a failed step fails the test.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+// Shared by the test modules (each uses some), and test code: a failed step fails the test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -69,6 +69,7 @@ pub async fn prepare(
 /// first, then its state directory, then the model.
 pub struct MockSession {
     pub executor: Box<dyn SessionExecutor>,
+    #[allow(dead_code)] // held for its drop
     pub state: tempfile::TempDir,
     pub model: MockModel,
 }

@@ -5,8 +5,8 @@
 //! `fake_responses` is a small scripted Responses server that mirrors
 //! `shared/lab/fake_responses.py` and journals every request body.
 
-// Shared by the test binaries (each uses some), and test code: a failed step fails the test.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+// Shared by the test modules (each uses some), and test code: a failed step fails the test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod fake_responses;
 

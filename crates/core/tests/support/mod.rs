@@ -4,7 +4,6 @@
 //! Runtime end of a link and answers frames by hand. They cover what no pinned harness can be
 //! made to do on demand (abandon a call, refuse a receipt, lose its link at an exact moment).
 //! Everything a real harness does is tested against the real binaries in the SDK suite.
-#![allow(dead_code)]
 
 use std::sync::Arc;
 use std::time::Duration;

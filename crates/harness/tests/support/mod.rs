@@ -4,8 +4,6 @@
 //! each harness column (Codex, Claude Code, MiniMax Code, in that order). [`run`] checks every
 //! cell and reports all mismatches at once, so one failing rule does not hide the others.
 
-#![allow(dead_code)] // Each test binary uses a different subset.
-
 use serde_json::{Map, Value, json};
 use switchboard_execution::*;
 use switchboard_harness::{

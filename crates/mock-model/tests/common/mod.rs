@@ -1,5 +1,4 @@
 //! Helpers shared by the integration tests: start a mock, post JSON, read SSE frames.
-#![allow(dead_code)] // each test binary uses its own subset
 
 use serde_json::Value;
 use switchboard_mock_model::{MockConfig, MockModel, Scenario};

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 /// One request the server received.
 #[derive(Debug, Clone)]
 pub struct Recorded {
+    #[allow(dead_code)] // shown in a failed assertion's Debug output
     pub http_method: String,
     /// The JSON-RPC method (empty for GET/DELETE).
     pub rpc_method: String,

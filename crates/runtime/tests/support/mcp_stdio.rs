@@ -88,9 +88,8 @@ pub fn tools_called(record: &[Value]) -> Vec<String> {
 /// Sets a variable of this test process (the self-hosted Runtime's own environment) before
 /// any other thread exists, then runs `body` on a fresh multi-threaded runtime.
 pub fn with_process_env(name: &str, value: &str, body: impl std::future::Future<Output = ()>) {
-    // SAFETY: called first in a synchronous test, before any thread of this process starts
-    // (nextest runs each test in its own process), so nothing reads the environment meanwhile.
-    unsafe { std::env::set_var(name, value) };
+    // First, in a synchronous test: no thread of this process has started yet.
+    super::process_env::set(name, value);
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

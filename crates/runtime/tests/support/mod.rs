@@ -1,18 +1,18 @@
 //! Test support: the codex binary (or a loud skip), a scripted Responses provider (the same
 //! fake the codex adapter's tests use), Session configurations and frame helpers.
 
-#![allow(dead_code)]
-
 pub mod fake_core;
 pub mod limit;
 pub mod mcp;
 pub mod mcp_server;
 pub mod mcp_stdio;
+pub mod process_env;
 pub mod tls;
 pub mod warm;
 pub mod workspace;
 // The same scripted provider the codex adapter's tests use: one copy, shared by path.
 #[path = "../../../codex/tests/support/fake_responses.rs"]
+#[allow(dead_code)] // these tests use a share of it
 pub mod fake_responses;
 
 use std::path::{Path, PathBuf};
@@ -178,7 +178,6 @@ pub async fn until_done(runtime: &mut LocalRuntime, run_id: &str) -> Vec<Runtime
 
 /// A `codex` and a `claude` module of multi-threaded tokio tests from `name => body` pairs; each
 /// calls `body(harness, "<harness>::<name>")`. The caller has `HarnessId` in scope.
-#[allow(unused_macros)]
 macro_rules! both_harnesses {
     ($($name:ident => $body:ident),* $(,)?) => {
         mod codex {
@@ -197,5 +196,3 @@ macro_rules! both_harnesses {
         }
     };
 }
-#[allow(unused_imports)]
-pub(crate) use both_harnesses;

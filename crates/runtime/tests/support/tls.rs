@@ -54,10 +54,9 @@ impl TestCa {
     }
 
     /// Makes this process trust only the CA, as a deployment does with `SSL_CERT_FILE`. Call it
-    /// first, from a test binary with this one test (the environment is the process's).
+    /// first, before the test starts any client.
     pub fn trust_in_this_process(&self) {
-        // SAFETY: called before the test starts any client; the binary runs no other test.
-        unsafe { std::env::set_var("SSL_CERT_FILE", &self.ca_file) };
+        super::process_env::set("SSL_CERT_FILE", &self.ca_file);
     }
 }
 

@@ -126,6 +126,7 @@ pub async fn preparation(runtime: &mut LocalRuntime, session_id: &str) -> Vec<Pr
 pub struct Ran {
     pub success: bool,
     pub stdout: String,
+    #[allow(dead_code)] // shown in a failed assertion's Debug output
     pub stderr: String,
 }
 

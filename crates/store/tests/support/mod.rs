@@ -1,6 +1,5 @@
 //! Shared by the tests: a fresh store per test on either engine, the macro that runs one
 //! behaviour on both, and small Session record builders.
-#![allow(dead_code, unused_macros)] // each test binary uses its own share of these
 
 use std::sync::Arc;
 
@@ -44,6 +43,7 @@ macro_rules! both_engines {
 }
 
 /// What keeps a test's store alive: its SQLite directory or its PostgreSQL database.
+#[allow(dead_code)] // held for its drop
 pub enum Guard {
     Sqlite(tempfile::TempDir),
     Postgres(TestDatabase),

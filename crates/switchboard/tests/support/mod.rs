@@ -1,7 +1,6 @@
 //! The built `switchboard` binary as separate processes: `mock-model`, `serve
 //! --no-local-runtime` and `runtime` dialing it, plus raw HTTP against Core. Every wait polls an
 //! observable condition until a deadline; nothing sleeps for a fixed time.
-#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -116,6 +115,7 @@ impl Process {
 
 /// The mock model provider with an optional scenario, journaling to `<dir>/journal.jsonl`.
 pub struct Mock {
+    #[allow(dead_code)] // held: dropping it stops the provider
     pub process: Process,
     /// `http://127.0.0.1:PORT` (no `/v1`).
     pub base_url: String,
