@@ -64,7 +64,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{Sse, env_usize, ms, percentile};
+use support::{Cpu, Sse, env_usize, ms, percentile};
 use switchboard_acp::{AcpAdapter, MINIMAX_CODE};
 use switchboard_claude::ClaudeAdapter;
 use switchboard_codex::CodexAdapter;
@@ -508,6 +508,8 @@ struct Sample {
     cold: Timing,
     /// The second Turn, on the prepared Session: from `start_turn` or the message POST.
     warm: Timing,
+    /// The CPU the second Turn took, from its start to its end (as `warm.total`).
+    warm_cpu: Cpu,
 }
 
 /// One Turn's times. The four segments follow each other and add up to `total`.
@@ -575,7 +577,7 @@ impl World {
     }
 
     /// Deletes a Session on the Core at `root`, which ends its native process (or its thread
-    /// on a shared one), and waits until the processes settle.
+    /// on a shared one), and waits until the processes settle and the warm pool is full again.
     async fn delete_session(&self, root: &str, id: &str) {
         let response = self
             .api_on(
@@ -587,7 +589,7 @@ impl World {
             .await
             .expect("DELETE");
         assert_eq!(response.status().as_u16(), 200, "DELETE");
-        settle(&self.pool).await;
+        quiesce(&self.pool).await;
     }
 
     fn api_on(&self, root: &str, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
@@ -757,8 +759,10 @@ impl Bench<'_> {
         let cold = self.timing(mark, &first, start, submitted, end);
         let mark = self.world.journal_mark();
         let second = format!("<<direct:{n}:2>>");
+        let cpu = Cpu::now();
         let start = Instant::now();
         let (end, submitted) = direct_turn(&*executor, 2, SECOND_PROMPT, &second).await;
+        let warm_cpu = Cpu::now().since(cpu);
         let warm = self.timing(mark, &second, start, submitted, end);
 
         bounded("evict", executor.evict())
@@ -766,8 +770,12 @@ impl Bench<'_> {
             .expect("evicting an idle executor");
         drop(executor);
         let _ = std::fs::remove_dir_all(&state);
-        settle(&self.world.pool).await;
-        Sample { cold, warm }
+        quiesce(&self.world.pool).await;
+        Sample {
+            cold,
+            warm,
+            warm_cpu,
+        }
     }
 
     /// Creates a Session on the Core at `root` with its first Turn (streamed) and finishes
@@ -900,17 +908,23 @@ impl Bench<'_> {
         let mark = world.journal_mark();
         let second = format!("<<{side}:{n}:2>>");
         let message = json!([{"type": "agent.session.input.message", "input": SECOND_PROMPT}]);
+        let cpu = Cpu::now();
         let start = Instant::now();
         world.post_events(root, &id, message).await;
         let mut known = Some(id.clone());
         let (end, submitted) = world
             .answer_and_finish(root, &mut stream, &mut known, &second)
             .await;
+        let warm_cpu = Cpu::now().since(cpu);
         let warm = self.timing(mark, &second, start, submitted, end);
         drop(stream);
 
         world.delete_session(root, &id).await;
-        Sample { cold, warm }
+        Sample {
+            cold,
+            warm,
+            warm_cpu,
+        }
     }
 
     /// Both sides must ask the model the same thing: the same tools, system prompt and request
@@ -1040,11 +1054,18 @@ async fn bounded<T>(what: &str, future: impl Future<Output = T>) -> T {
         .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
 }
 
-/// Waits until this process has no child processes left but the warm pool's ready ones (the
-/// native processes of the iteration just finished, which the Runtime ends in the background
-/// after a delete, and a warm refill still launching), so one iteration's teardown does not run
-/// into the next one's timing.
-async fn settle(pool: &Pool) {
+/// Waits until this process has no child processes left but the warm pool's ready ones and the
+/// shared side's resident one (the native processes of the iteration just finished end in the
+/// background after a delete), and, once the pool has served a Session, until its replacement
+/// is ready. The Runtime starts that refill in a task of its own after the bound Session's first
+/// Turn, so it may not have spawned yet when the children are counted; a codex launch and its
+/// primer Turn (hundreds of ms of CPU) would then run inside the timed Turns of whichever side
+/// comes next, on the same two cores.
+async fn quiesce(pool: &Pool) {
+    let primed = pool.bound.load(Ordering::SeqCst) > 0 || pool.ready() > 0;
+    if primed {
+        pool.until_ready().await;
+    }
     let deadline = Instant::now() + Duration::from_secs(10);
     let expected = || pool.ready() + pool.resident.load(Ordering::SeqCst);
     while children() > expected() && Instant::now() < deadline {
@@ -1069,6 +1090,7 @@ type Pick = fn(&Sample) -> Duration;
 
 /// Which segment of a [`Timing`] a row reports.
 type TimingPick = fn(&Timing) -> Duration;
+type CpuPick = fn(&Cpu) -> Duration;
 
 fn stats(samples: &[Sample], pick: Pick) -> (f64, f64) {
     let mut values: Vec<Duration> = samples.iter().map(pick).collect();
@@ -1177,6 +1199,26 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         let s = format!("{s50:.2} ms");
         let diff = format!("{:+.2} ms", s50 - d50);
         println!("{name:<44} {d:>22} {s:>22} {diff:>9}");
+    }
+    // The CPU the prepared-Session Turn took on each side: a Turn that takes more of the two
+    // cores leaves less to the other side's work in the same window.
+    println!();
+    println!(
+        "{:<44} {:>22} {:>22} {:>9}",
+        "prepared-Session Turn CPU, mean", "direct", "switchboard", "diff"
+    );
+    let cpu_rows: [(&str, CpuPick); 2] = [
+        ("this process (switchboard: + Core, client)", |c| c.own),
+        ("harness processes", |c| c.children),
+    ];
+    for (name, pick) in cpu_rows {
+        let mean = |samples: &[Sample]| {
+            samples.iter().map(|s| ms(pick(&s.warm_cpu))).sum::<f64>() / samples.len() as f64
+        };
+        let (d, s) = (mean(direct), mean(switchboard));
+        let (dm, sm) = (format!("{d:.2} ms"), format!("{s:.2} ms"));
+        let diff = format!("{:+.2} ms", s - d);
+        println!("{name:<44} {dm:>22} {sm:>22} {diff:>9}");
     }
     // Where a new Session's first Turn goes, per side: the create (or `prepare`) to the first
     // model request holds the process start, `thread/start` and Core's create path.

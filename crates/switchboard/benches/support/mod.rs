@@ -176,3 +176,73 @@ pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
+
+/// CPU time used so far: this process's own (every thread: Core, the Runtime, the adapters, the
+/// mock model and the bench's client) and its live child processes' (the harness processes,
+/// with the helper processes they have reaped, such as codex's `git` runs).
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(dead_code)] // `session_turn`'s
+pub struct Cpu {
+    pub own: Duration,
+    pub children: Duration,
+}
+
+#[allow(dead_code)] // `session_turn`'s
+impl Cpu {
+    pub fn now() -> Cpu {
+        let own = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+        let own = Duration::new(own.tv_sec as u64, own.tv_nsec as u32);
+        Cpu {
+            own,
+            children: children_cpu(std::process::id()),
+        }
+    }
+
+    /// What was used between `earlier` and `self`.
+    pub fn since(self, earlier: Cpu) -> Cpu {
+        Cpu {
+            own: self.own.saturating_sub(earlier.own),
+            children: self.children.saturating_sub(earlier.children),
+        }
+    }
+}
+
+/// The CPU time of `parent`'s live children: each one's threads' run time (`schedstat`, in ns)
+/// and its reaped children's (`stat`'s `cutime` + `cstime`, in USER_HZ = 100 ticks a second).
+fn children_cpu(parent: u32) -> Duration {
+    let mut total = Duration::ZERO;
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return total;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().filter(|n| n.bytes().all(|b| b.is_ascii_digit())) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // The fields after the command name, which is in parentheses and may hold spaces:
+        // state, ppid, …; utime, stime, cutime, cstime are fields 14–17 of the whole line.
+        let Some(rest) = stat.rsplit_once(')').map(|(_, rest)| rest) else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        if fields.get(1).and_then(|p| p.parse::<u32>().ok()) != Some(parent) {
+            continue;
+        }
+        let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        total += Duration::from_millis(10 * (ticks(13) + ticks(14)));
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for task in tasks.flatten() {
+            let ns = std::fs::read_to_string(task.path().join("schedstat"))
+                .ok()
+                .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+                .unwrap_or(0);
+            total += Duration::from_nanos(ns);
+        }
+    }
+    total
+}
