@@ -153,6 +153,12 @@ impl MockModel {
         self.shared.journal.entries()
     }
 
+    /// The journal from entry `from` on (0-based, as [`MockModel::journal`]'s indexes): what
+    /// arrived after a mark taken as `journal().len()`.
+    pub fn journal_from(&self, from: usize) -> Vec<Value> {
+        self.shared.journal.entries_from(from)
+    }
+
     /// When each journal entry was recorded, index for index with [`MockModel::journal`]: after
     /// the request body was read and parsed, before the first byte of the reply left. For
     /// latency measurements in benchmarks; the journal's JSON carries no time, so it stays

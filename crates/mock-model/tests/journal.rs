@@ -116,3 +116,23 @@ async fn the_journal_file_is_appended_to() {
     let file = std::fs::read_to_string(&path).unwrap();
     assert_eq!(file.lines().count(), 2);
 }
+
+#[tokio::test]
+async fn the_journal_from_a_mark_holds_only_what_came_after_it() {
+    let model = MockModel::start(MockConfig::loopback()).await.unwrap();
+    let client = reqwest::Client::new();
+    for path in ["/first", "/second", "/third"] {
+        client
+            .get(format!("{}{path}", model.base_url()))
+            .send()
+            .await
+            .unwrap();
+    }
+    let whole = model.journal();
+    assert_eq!(whole.len(), 3);
+    assert_eq!(model.journal_from(0), whole);
+    assert_eq!(model.journal_from(1), whole[1..].to_vec());
+    assert_eq!(model.journal_from(1)[0]["path"], "/second");
+    assert_eq!(model.journal_from(3), Vec::<Value>::new());
+    assert_eq!(model.journal_from(7), Vec::<Value>::new());
+}

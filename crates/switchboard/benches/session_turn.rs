@@ -80,6 +80,11 @@ use switchboard_runtime::{HarnessInstall, Locator, Notice, Registry, RuntimeOpti
 
 mod support;
 
+/// The allocator `switchboard serve` runs with (`src/main.rs`), so Core here allocates as it
+/// does there; the direct side's adapter shares it.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const API_KEY: &str = "sk-sb-bench-session-turn";
 const PROVIDER_KEY: &str = "sk-bench";
 const INSTRUCTIONS: &str = "Answer briefly.";
@@ -684,15 +689,16 @@ impl Bench<'_> {
         end: Instant,
     ) -> Timing {
         let model = &self.world.model;
-        let entries = model.journal();
+        // Only what arrived after `mark`: copying the whole journal grew with the run.
+        let entries = model.journal_from(mark);
         let times = model.journal_recorded_at();
-        let opening = (mark..entries.len())
+        let opening = (0..entries.len())
             .find(|&i| self.harness.is_model_request(&entries[i]))
             .expect("the Turn's first model request");
-        let follow_up = (mark..entries.len())
+        let follow_up = (0..entries.len())
             .find(|&i| self.carries(&entries[i], marker))
             .unwrap_or_else(|| panic!("no model request carried {marker}"));
-        let (opening, follow_up) = (times[opening], times[follow_up]);
+        let (opening, follow_up) = (times[mark + opening], times[mark + follow_up]);
         Timing {
             total: end - start,
             to_request: opening - start,
@@ -1198,7 +1204,11 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         let d = format!("{d50:.2} ms");
         let s = format!("{s50:.2} ms");
         let diff = format!("{:+.2} ms", s50 - d50);
-        println!("{name:<44} {d:>22} {s:>22} {diff:>9}");
+        // The shared side runs the same Core path on a long-lived process: beside the
+        // switchboard side it tells Core's share from the per-Session process's.
+        let shared = median_ms(&prepared(shared), pick)
+            .map_or_else(String::new, |h| format!("  shared {h:.2} ms ({:+.2})", h - d50));
+        println!("{name:<44} {d:>22} {s:>22} {diff:>9}{shared}");
     }
     // The CPU the prepared-Session Turn took on each side: a Turn that takes more of the two
     // cores leaves less to the other side's work in the same window.
