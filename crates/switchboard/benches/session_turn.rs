@@ -1206,8 +1206,9 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         let diff = format!("{:+.2} ms", s50 - d50);
         // The shared side runs the same Core path on a long-lived process: beside the
         // switchboard side it tells Core's share from the per-Session process's.
-        let shared = median_ms(&prepared(shared), pick)
-            .map_or_else(String::new, |h| format!("  shared {h:.2} ms ({:+.2})", h - d50));
+        let shared = median_ms(&prepared(shared), pick).map_or_else(String::new, |h| {
+            format!("  shared {h:.2} ms ({:+.2})", h - d50)
+        });
         println!("{name:<44} {d:>22} {s:>22} {diff:>9}{shared}");
     }
     // The CPU the prepared-Session Turn took on each side: a Turn that takes more of the two
@@ -1228,7 +1229,12 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         let (d, s) = (mean(direct), mean(switchboard));
         let (dm, sm) = (format!("{d:.2} ms"), format!("{s:.2} ms"));
         let diff = format!("{:+.2} ms", s - d);
-        println!("{name:<44} {dm:>22} {sm:>22} {diff:>9}");
+        let shared = if shared.is_empty() {
+            String::new()
+        } else {
+            format!("  shared {:.2} ms", mean(shared))
+        };
+        println!("{name:<44} {dm:>22} {sm:>22} {diff:>9}{shared}");
     }
     // Where a new Session's first Turn goes, per side: the create (or `prepare`) to the first
     // model request holds the process start, `thread/start` and Core's create path.
