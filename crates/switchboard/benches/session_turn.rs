@@ -32,8 +32,12 @@
 //! "Delivery" is the time from handing over the function result (`submit_function_result` /
 //! sending the `tool_result` POST) to the mock model recording the harness's follow-up request
 //! that carries that output; Core's added latency is the switchboard p50 minus the direct p50.
-//! A last table splits the prepared-Session Turn at the mock's two journal times (its first
-//! model request and the follow-up) and the hand-over, to show where Switchboard's time goes.
+//! A table splits the prepared-Session Turn at the mock's two journal times (its first
+//! model request and the follow-up) and the hand-over, to show where Switchboard's time goes,
+//! and another gives the CPU that Turn took: this process's (the direct side's adapter and
+//! mock; the switchboard side's also Core, the Runtime and the HTTP client) and the harness
+//! processes' (with the helpers they ran). Between two sides the bench waits until only the
+//! processes that stay are left and the warm pool is full again (`quiesce`).
 //!
 //! On Codex a third side, **switchboard warm**, is a second Core whose local Runtime keeps a warm
 //! pool of one (`RuntimeOptions::warm_harnesses`, issue 18): its new Session + first Turn (the
