@@ -4,7 +4,8 @@
 //!
 //! Run with `cargo bench -p switchboard --bench session_turn` (`SESSION_TURN_HARNESS`:
 //! `codex`, `claude_code`, `minimax_code`, `both` (codex and claude_code, the default) or `all`;
-//! `SESSION_TURN_ITERS`, default 30; `SESSION_TURN_WARMUP`, default 2). It needs the pinned
+//! `SESSION_TURN_ITERS`, default 30; `SESSION_TURN_WARMUP`, default 2; `SESSION_TURN_GAP_MS`, a
+//! diagnostic pause before every second Turn, default 0). It needs the pinned
 //! binary of every selected harness (`SWITCHBOARD_CODEX_BIN` / `SWITCHBOARD_CLAUDE_BIN` or
 //! `scripts/install-harnesses.sh`; `SWITCHBOARD_MINIMAX_CODE_BIN` or `mcode` on `PATH`, which
 //! may be the tests' stand-in `crates/acp/tests/fixtures/mcode_standin.py` behind a launcher)
@@ -769,6 +770,7 @@ impl Bench<'_> {
         let cold = self.timing(mark, &first, start, submitted, end);
         let mark = self.world.journal_mark();
         let second = format!("<<direct:{n}:2>>");
+        pause_before_second_turn().await;
         let cpu = Cpu::now();
         let start = Instant::now();
         let (end, submitted) = direct_turn(&*executor, 2, SECOND_PROMPT, &second).await;
@@ -918,6 +920,7 @@ impl Bench<'_> {
         let mark = world.journal_mark();
         let second = format!("<<{side}:{n}:2>>");
         let message = json!([{"type": "agent.session.input.message", "input": SECOND_PROMPT}]);
+        pause_before_second_turn().await;
         let cpu = Cpu::now();
         let start = Instant::now();
         world.post_events(root, &id, message).await;
@@ -1080,6 +1083,16 @@ async fn quiesce(pool: &Pool) {
     let expected = || pool.ready() + pool.resident.load(Ordering::SeqCst);
     while children() > expected() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// `SESSION_TURN_GAP_MS` (default 0): a pause before every side's second Turn, right before
+/// its start is timed. A diagnostic: with a long pause, whatever the first Turn left running
+/// (in Core, the Runtime or the harness) is over before the second one starts.
+async fn pause_before_second_turn() {
+    let gap = env_usize("SESSION_TURN_GAP_MS", 0);
+    if gap > 0 {
+        tokio::time::sleep(Duration::from_millis(gap as u64)).await;
     }
 }
 
