@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT
 from claude_support import block_text, tool_result_blocks
-from session_support import Harness
+from session_support import Harness, wait_for
 
 STANDIN = ROOT / "crates" / "acp" / "tests" / "fixtures" / "mcode_standin.py"
 CODEX_ACP_NATIVE = "node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp"
@@ -115,6 +115,19 @@ class MinimaxHarness(Harness):
 
     def __repr__(self):
         return f"minimax_code on {self.agent}"
+
+    def wait_native_state(self, engine, sid):
+        """claude-agent-acp writes Claude Code's transcript after the MCP call has gone out:
+        killed before that, the agent has no session to load (`session/load`: "Resource not
+        found") and the next Turn fails too. Waits for the transcript to hold the tool call."""
+        if self.agent != "claude-agent-acp":
+            return
+        projects = engine.server.data_dir / "sessions" / sid / "agent-data" / "claude-config" / "projects"
+
+        def transcripts():
+            return [p.read_text() for p in projects.glob("*/*.jsonl")] if projects.is_dir() else []
+
+        wait_for(transcripts, lambda ts: any('"tool_use"' in t for t in ts), what=f"the transcript of {sid}")
 
     def model_calls(self, engine, since=0):
         path = "/v1/messages" if self.agent == "claude-agent-acp" else "/v1/responses"

@@ -151,6 +151,12 @@ class Harness:
     def __repr__(self):
         return self.name
 
+    def wait_native_state(self, engine, sid):
+        """Waits until the harness has written its own record of the Session's pending call,
+        which a resume after the process is lost reads back. By default there is nothing to
+        wait for (the codex and claude_code rows that kill the process pass without a wait); a
+        harness that writes it after the call has reached Switchboard waits here."""
+
     def create(self, engine, stream=False, tools=(WEATHER_FUNCTION,), input="What is the weather in Paris?", agent=None, **kwargs):
         """`sessions.create` of a Session of this harness on environment none."""
         agent = dict(agent or {"model": self.model, "tools": list(tools)})

@@ -249,6 +249,8 @@ def test_result_for_a_call_of_a_turn_failed_by_harness_loss_conflicts(engine, ha
     # plays one through a scripted Runtime). Here the native harness process is killed with the
     # call unanswered: execution is lost, the Turn fails and its call leaves the required actions.
     sid, action = harness.create_pending(engine)
+    # Lost after the harness recorded the call, as a resume needs (the row is about the call).
+    harness.wait_native_state(engine, sid)
     kill_harness_processes(engine.server, harness.process)
     turn = wait_turn_ended(engine.raw, sid, action["turn_id"])
     assert turn["status"] == "failed"
