@@ -16,7 +16,6 @@ use opentelemetry::{Context, Value};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{Span, SpanData, SpanProcessor};
-use tokio::sync::mpsc;
 
 use crate::TURN_SPAN;
 
@@ -37,6 +36,8 @@ const CLOSED_KEPT: usize = 4096;
 /// so its Runtime spans would otherwise wait forever): more Turns or spans are not gathered.
 const HELD_TURNS: usize = 4096;
 const HELD_SPANS_PER_TURN: usize = 10_000;
+/// The trace keeper thread's nice value: the lowest priority there is.
+const KEEPER_NICE: i32 = 19;
 
 type TurnKey = Arc<(String, String)>;
 
@@ -59,7 +60,7 @@ struct Batch {
 #[derive(Clone)]
 pub struct TurnSpans {
     state: Arc<Mutex<State>>,
-    out: Arc<Mutex<Option<mpsc::UnboundedSender<Batch>>>>,
+    out: Arc<Mutex<Option<std::sync::mpsc::Sender<Batch>>>>,
     resource: Arc<Mutex<Resource>>,
 }
 
@@ -78,27 +79,51 @@ impl TurnSpans {
         }
     }
 
-    /// Starts handing Turns' spans to `sink` (on the current Tokio runtime); until then they are
-    /// dropped.
+    /// Starts handing Turns' spans to `sink` (its futures run on the current Tokio runtime);
+    /// until then they are dropped.
+    ///
+    /// A Turn's spans are encoded on a thread of their own at the lowest CPU priority
+    /// (`trace-keeper`, nice 19), not on the runtime's workers: a trace is bookkeeping nobody
+    /// waits for, and encoding it on the worker where the Turn ended would run it in front of
+    /// that Turn's last events on the event streams, and at the harness processes' priority on
+    /// a small machine. The encoded documents reach `sink` in order, from one task.
     pub fn attach(&self, sink: Arc<dyn TurnSpanSink>) {
-        let (tx, mut rx) = mpsc::unbounded_channel::<Batch>();
+        let (batches, inbox) = std::sync::mpsc::channel::<Batch>();
+        let (encoded, mut outbox) = tokio::sync::mpsc::unbounded_channel();
         let resource = self
             .resource
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        tokio::spawn(async move {
-            while let Some(batch) = rx.recv().await {
-                match crate::otlp_json::otlp_json(batch.spans, &resource) {
-                    Ok(otlp) => {
-                        let (sid, tid) = (batch.key.0.clone(), batch.key.1.clone());
-                        sink.keep(sid, tid, otlp).await;
+        let spawned = std::thread::Builder::new()
+            .name("trace-keeper".into())
+            .spawn(move || {
+                // This thread only (Linux's nice is per thread); failing leaves it at the default.
+                let _ = rustix::process::setpriority_process(None, KEEPER_NICE);
+                while let Ok(batch) = inbox.recv() {
+                    match crate::otlp_json::otlp_json(batch.spans, &resource) {
+                        Ok(otlp) => {
+                            if encoded.send((batch.key, otlp)).is_err() {
+                                return;
+                            }
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "a Turn's spans could not be encoded")
+                        }
                     }
-                    Err(e) => tracing::warn!(error = %e, "a Turn's spans could not be encoded"),
                 }
+            });
+        if let Err(e) = spawned {
+            tracing::warn!(error = %e, "no thread to encode Turns' traces; none are kept");
+            return;
+        }
+        tokio::spawn(async move {
+            while let Some((key, otlp)) = outbox.recv().await {
+                let (sid, tid) = (key.0.clone(), key.1.clone());
+                sink.keep(sid, tid, otlp).await;
             }
         });
-        *self.out.lock().unwrap_or_else(PoisonError::into_inner) = Some(tx);
+        *self.out.lock().unwrap_or_else(PoisonError::into_inner) = Some(batches);
     }
 
     fn send(&self, key: TurnKey, spans: Vec<SpanData>) {

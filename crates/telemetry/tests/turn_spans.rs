@@ -84,6 +84,42 @@ async fn a_turns_spans_are_one_batch_and_a_late_one_comes_alone() {
     assert_eq!(names(&got[1].2), ["runtime.turn"]);
 }
 
+/// The nice values of this process's threads named `name` (Linux `/proc`).
+fn nice_of_threads(name: &str) -> Vec<i64> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .flatten()
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm"))
+                .unwrap_or_default()
+                .trim()
+                == name
+        })
+        .map(|t| {
+            let stat = std::fs::read_to_string(t.path().join("stat")).unwrap();
+            // After the parenthesised name: state is field 3 of the line, nice field 19.
+            let rest = stat.rsplit_once(')').unwrap().1;
+            rest.split_whitespace().nth(16).unwrap().parse().unwrap()
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turns_spans_are_encoded_off_the_workers_at_the_lowest_priority() {
+    let telemetry = Telemetry::new(None).unwrap();
+    let kept = Kept::default();
+    telemetry.turns().attach(Arc::new(Collect(kept.clone())));
+    let _default =
+        tracing::subscriber::set_default(tracing_subscriber::registry().with(telemetry.layer()));
+    drop(tracing::info_span!(target: "switchboard_test", "turn", session.id = "s", turn.id = "t"));
+    let got = batches(&kept, 1).await;
+    assert_eq!(names(&got[0].2), ["turn"]);
+    // One encoding thread, niced to 19; the runtime's own threads stay at 0.
+    assert_eq!(nice_of_threads("trace-keeper"), [19]);
+    let workers = nice_of_threads("tokio-rt-worker");
+    assert_eq!(workers, [0, 0]);
+}
+
 #[tokio::test]
 async fn a_span_adopts_a_traceparent_and_names_itself_by_one() {
     let telemetry = Telemetry::new(None).unwrap();
