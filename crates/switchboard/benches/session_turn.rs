@@ -5,7 +5,8 @@
 //! Run with `cargo bench -p switchboard --bench session_turn` (`SESSION_TURN_HARNESS`:
 //! `codex`, `claude_code`, `minimax_code`, `both` (codex and claude_code, the default) or `all`;
 //! `SESSION_TURN_ITERS`, default 30; `SESSION_TURN_WARMUP`, default 2; `SESSION_TURN_GAP_MS`, a
-//! diagnostic pause before every second Turn, default 0). It needs the pinned
+//! diagnostic pause before every second Turn, default 0; `SESSION_TURN_SUBSCRIBER=none` leaves
+//! out the tracing `serve` installs, to measure what it costs). It needs the pinned
 //! binary of every selected harness (`SWITCHBOARD_CODEX_BIN` / `SWITCHBOARD_CLAUDE_BIN` or
 //! `scripts/install-harnesses.sh`; `SWITCHBOARD_MINIMAX_CODE_BIN` or `mcode` on `PATH`, which
 //! may be the tests' stand-in `crates/acp/tests/fixtures/mcode_standin.py` behind a launcher)
@@ -55,8 +56,15 @@
 //! its prepared-Session Turn are compared with the direct adapter's, which has a process of its
 //! own.
 //!
+//! The process runs with the tracing `serve` installs (every span of Core, the Runtime and the
+//! adapters an OpenTelemetry span, each Turn's trace encoded and stored for `sessions.traces`),
+//! so the switchboard side pays for it as `serve` does; the direct side's adapter spans are made
+//! too, but belong to no Turn and are kept nowhere.
+//!
 //! Direct and switchboard iterations alternate (ABBA) so drift hits both alike; only ratios and
-//! differences within this run mean anything. The harnesses run one after the other, each with
+//! differences within this run mean anything. The two headline figures carry a 95 % bootstrap
+//! interval: with 30 Turns a side a p50 moves by several percent from run to run, so a target
+//! is called met (or not) only when the whole interval lies on one side of it. The harnesses run one after the other, each with
 //! its own warm-up and its own table.
 
 // A bench stops loudly on a failed setup.
@@ -69,7 +77,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{Cpu, Sse, env_usize, ms, percentile};
+use support::{Cpu, Sse, env_usize, interval, ms, percentile};
 use switchboard_acp::{AcpAdapter, MINIMAX_CODE};
 use switchboard_claude::ClaudeAdapter;
 use switchboard_codex::CodexAdapter;
@@ -268,12 +276,14 @@ fn main() -> ExitCode {
     };
     let iters = env_usize("SESSION_TURN_ITERS", 30).max(1);
     let warmup = env_usize("SESSION_TURN_WARMUP", 2);
-    support::log_from_env();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("tokio runtime");
-    rt.block_on(run(&harnesses, iters, warmup))
+    rt.block_on(async {
+        let traced = support::serve_subscriber("SESSION_TURN_SUBSCRIBER");
+        run(&harnesses, iters, warmup, traced).await
+    })
 }
 
 /// Scratch space under the target dir, not /tmp: codex refuses helper binaries there.
@@ -323,7 +333,7 @@ async fn minimax_binary() -> Result<PathBuf, String> {
     ))
 }
 
-async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
+async fn run(harnesses: &[Harness], iters: usize, warmup: usize, traced: bool) -> ExitCode {
     let dir = scratch();
     let mut binaries = Vec::new();
     for &harness in harnesses {
@@ -357,8 +367,10 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize) -> ExitCode {
     world.wait_ready(&world.shared_root).await;
 
     println!(
-        "session_turn: {iters} iterations per side after {warmup} warm-up, interleaved; {} CPUs",
-        std::thread::available_parallelism().map_or(0, |n| n.get())
+        "session_turn: {iters} iterations per side after {warmup} warm-up, interleaved; {} CPUs; \
+         subscriber: {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        if traced { "serve's" } else { "none" }
     );
     for (harness, binary) in binaries {
         println!();
@@ -1125,6 +1137,32 @@ fn verdict(met: bool) -> &'static str {
     if met { "met" } else { "NOT met" }
 }
 
+/// A headline figure against its target, with its 95 % interval ([`support::interval`]):
+/// "met" or "NOT met" only when the whole interval is on one side of the target.
+fn judged(interval: (f64, f64), target: f64) -> String {
+    let (low, high) = interval;
+    let verdict = if high <= target {
+        "met"
+    } else if low > target {
+        "NOT met"
+    } else {
+        "undecided at this sample size"
+    };
+    format!("95% {low:.3}–{high:.3}: {verdict}")
+}
+
+/// The p50s of two sorted samples: their ratio, and their difference in ms.
+fn p50_ratio(a: &[Duration], b: &[Duration]) -> f64 {
+    ms(percentile(b, 0.5)) / ms(percentile(a, 0.5))
+}
+fn p50_diff(a: &[Duration], b: &[Duration]) -> f64 {
+    ms(percentile(b, 0.5)) - ms(percentile(a, 0.5))
+}
+
+fn values(samples: &[Sample], pick: Pick) -> Vec<Duration> {
+    samples.iter().map(pick).collect()
+}
+
 fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[Sample]) {
     println!();
     println!(
@@ -1152,6 +1190,10 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         let d = format!("{d50:.1} / {d90:.1} ms");
         let s = format!("{s50:.1} / {s90:.1} ms");
         println!("{name:<44} {d:>22} {s:>22} {ratio:>9.3}  {target}");
+        if headline {
+            let range = interval(&values(direct, pick), &values(switchboard, pick), p50_ratio);
+            println!("{:<44} {:>56}  {}", "", "", judged(range, TARGET_RATIO));
+        }
     }
     if !warm.is_empty() {
         let mut values: Vec<Duration> = warm.iter().map(|t| t.total).collect();
@@ -1206,6 +1248,15 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         let s = format!("{s50:.2} / {s90:.2} ms");
         let a = format!("{added:.2} ms");
         println!("{name:<44} {d:>22} {s:>22} {a:>9}  {target}");
+        if headline {
+            let range = interval(&values(direct, pick), &values(switchboard, pick), p50_diff);
+            println!(
+                "{:<44} {:>56}  {} (ms)",
+                "",
+                "",
+                judged(range, TARGET_ADDED_MS)
+            );
+        }
     }
     // Where the prepared-Session Turn's time goes; medians of segments need not add up to the
     // median of their sum.
@@ -1252,6 +1303,42 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
             format!("  shared {:.2} ms", mean(shared))
         };
         println!("{name:<44} {dm:>22} {sm:>22} {diff:>9}{shared}");
+    }
+    // The same CPU of this process by thread kind, with the context switches: Core's extra CPU
+    // is mostly wake-ups, so how many there are and on which threads says where it goes.
+    println!();
+    println!(
+        "{:<44} {:>22} {:>22} {:>9}",
+        "… this process by thread, mean (switches)", "direct", "switchboard", "diff"
+    );
+    for (i, kind) in support::THREAD_KINDS.iter().enumerate() {
+        let mean = |samples: &[Sample]| {
+            let n = samples.len() as f64;
+            let cpu = samples
+                .iter()
+                .map(|s| ms(s.warm_cpu.threads[i].cpu))
+                .sum::<f64>()
+                / n;
+            let switches = samples
+                .iter()
+                .map(|s| s.warm_cpu.threads[i].switches as f64)
+                .sum::<f64>()
+                / n;
+            (cpu, switches)
+        };
+        let ((d, dn), (s, sn)) = (mean(direct), mean(switchboard));
+        let (dm, sm) = (
+            format!("{d:.2} ms ({dn:.0})"),
+            format!("{s:.2} ms ({sn:.0})"),
+        );
+        let diff = format!("{:+.2} ms", s - d);
+        let shared = if shared.is_empty() {
+            String::new()
+        } else {
+            let (h, hn) = mean(shared);
+            format!("  shared {h:.2} ms ({hn:.0})")
+        };
+        println!("{kind:<44} {dm:>22} {sm:>22} {diff:>9}{shared}");
     }
     // Where a new Session's first Turn goes, per side: the create (or `prepare`) to the first
     // model request holds the process start, `thread/start` and Core's create path.

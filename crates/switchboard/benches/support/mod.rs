@@ -12,7 +12,7 @@ use serde_json::Value;
 use switchboard_core::{AppState, CoreConfig, auth, router};
 use switchboard_execution::{HarnessId, ModelProvider};
 use switchboard_runtime::{LocalRuntime, Locator, Registry, RuntimeOptions};
-use switchboard_store::SqliteStore;
+use switchboard_store::{SqliteStore, Store};
 
 /// Core and its local Runtime in this process, built as `switchboard serve` builds them: the
 /// SQLite store and data key under `data_dir`, `api_key` as the Project key, `providers` as
@@ -65,8 +65,13 @@ pub async fn start_core_on(
     auth::bootstrap(&store, Some(api_key), switchboard_core::unix_now())
         .await
         .expect("creating the API key");
+    let store: Arc<dyn Store> = Arc::new(store);
+    TRACE_STORES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(store.clone());
     let state = Arc::new(AppState::new(
-        Arc::new(store),
+        store,
         secrets,
         CoreConfig {
             data_dir: data_dir.to_owned(),
@@ -98,6 +103,52 @@ pub async fn start_core_on(
             .expect("serving Core")
     });
     (format!("http://{addr}"), server, notices)
+}
+
+/// The Cores' stores this process started ([`start_core_on`]), where serve's Turn traces go.
+static TRACE_STORES: std::sync::Mutex<Vec<Arc<dyn Store>>> = std::sync::Mutex::new(Vec::new());
+
+/// Installs the subscriber `switchboard serve` installs (its log lines on stderr, filtered by
+/// `SWITCHBOARD_LOG`, and the trace pipeline: every span of Core, the Runtime and the adapters
+/// becomes an OpenTelemetry span, and each Turn's are encoded and stored for
+/// `sessions.traces`), unless `{var}=none`; then only [`log_from_env`]'s. Call it inside the
+/// Tokio runtime, before any Core starts. Whether serve's was installed.
+#[allow(dead_code)] // `session_turn`'s
+pub fn serve_subscriber(var: &str) -> bool {
+    if std::env::var(var).as_deref() == Ok("none") {
+        log_from_env();
+        return false;
+    }
+    let telemetry = switchboard_telemetry::Telemetry::new(None).expect("the trace pipeline");
+    switchboard_telemetry::Telemetry::install(Some(&telemetry), "warn");
+    telemetry.turns().attach(Arc::new(StoreTraces));
+    // The pipeline lives as long as the process, as in `serve`.
+    std::mem::forget(telemetry);
+    true
+}
+
+/// `serve`'s trace sink for every Core of this process: a Turn's spans land in the store that
+/// holds the Turn (the others have no such Turn and write nothing).
+struct StoreTraces;
+
+impl switchboard_telemetry::TurnSpanSink for StoreTraces {
+    fn keep(
+        &self,
+        session_id: String,
+        turn_id: String,
+        otlp: Value,
+    ) -> futures::future::BoxFuture<'static, ()> {
+        let stores = TRACE_STORES
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        Box::pin(async move {
+            let otlp = otlp.to_string();
+            for store in stores {
+                let _ = store.append_trace(&session_id, &turn_id, &otlp).await;
+            }
+        })
+    }
 }
 
 /// Core's log on stderr, filtered by `SWITCHBOARD_LOG` as `switchboard serve`'s is; nothing
@@ -173,6 +224,43 @@ pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[rank - 1]
 }
 
+/// Resamples drawn for [`interval`].
+const RESAMPLES: usize = 2000;
+
+/// The 95 % bootstrap interval of `stat` over two independent samples: `stat` of `a` and `b`
+/// each resampled with replacement, [`RESAMPLES`] times (a fixed seed, so a run's figures are
+/// reproducible from its samples). With 30 Turns a side, a p50 moves by a few percent between
+/// runs of the same build; the interval says how far a single run's figure can be trusted.
+#[allow(dead_code)] // `session_turn`'s
+pub fn interval(
+    a: &[Duration],
+    b: &[Duration],
+    stat: fn(&[Duration], &[Duration]) -> f64,
+) -> (f64, f64) {
+    // splitmix64: enough for drawing indices, and no dependency.
+    let mut seed: u64 = 0x5eed_5eed_5eed_5eed;
+    let mut next = move |n: usize| {
+        seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        ((z ^ (z >> 31)) % n as u64) as usize
+    };
+    let mut stats = Vec::with_capacity(RESAMPLES);
+    for _ in 0..RESAMPLES {
+        let mut ra: Vec<Duration> = (0..a.len()).map(|_| a[next(a.len())]).collect();
+        let mut rb: Vec<Duration> = (0..b.len()).map(|_| b[next(b.len())]).collect();
+        ra.sort_unstable();
+        rb.sort_unstable();
+        stats.push(stat(&ra, &rb));
+    }
+    stats.sort_by(f64::total_cmp);
+    (
+        stats[RESAMPLES * 25 / 1000],
+        stats[RESAMPLES * 975 / 1000 - 1],
+    )
+}
+
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -185,6 +273,61 @@ pub fn ms(d: Duration) -> f64 {
 pub struct Cpu {
     pub own: Duration,
     pub children: Duration,
+    /// This process's CPU and context switches by thread kind ([`THREAD_KINDS`]).
+    pub threads: [ThreadUse; THREAD_KINDS.len()],
+}
+
+/// This process's threads by what runs on them, named by their `comm` prefix: tokio's workers
+/// (Core, the Runtime, the adapters, the mock model and the bench's client all run there), the
+/// SQLite store's writer and checkpointer, sqlx's SQLite worker (every read), the thread that
+/// encodes and stores Turns' traces, and the rest (the bench's main thread, which reads `/proc`
+/// for these figures, and tokio's blocking pool).
+#[allow(dead_code)] // `session_turn`'s
+pub const THREAD_KINDS: [&str; 6] = [
+    "tokio-rt-worker",
+    "sqlite-writer",
+    "sqlite-checkpoi",
+    "sqlx-sqlite-wor",
+    "trace-keeper",
+    "other",
+];
+
+/// One thread kind's run time and context switches (voluntary and not).
+#[derive(Debug, Clone, Copy, Default)]
+#[allow(dead_code)] // `session_turn`'s
+pub struct ThreadUse {
+    pub cpu: Duration,
+    pub switches: u64,
+}
+
+/// This process's threads' use so far, by [`THREAD_KINDS`] (a thread that has ended is gone
+/// from the count, so only a window in which the same threads live is meaningful).
+fn thread_use() -> [ThreadUse; THREAD_KINDS.len()] {
+    let mut kinds = [ThreadUse::default(); THREAD_KINDS.len()];
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return kinds;
+    };
+    for task in tasks.flatten() {
+        let path = task.path();
+        let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+        let kind = THREAD_KINDS
+            .iter()
+            .position(|k| comm.trim_end().starts_with(k))
+            .unwrap_or(THREAD_KINDS.len() - 1);
+        let ns = std::fs::read_to_string(path.join("schedstat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .unwrap_or(0);
+        let switches: u64 = std::fs::read_to_string(path.join("status"))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.contains("ctxt_switches:"))
+            .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .sum();
+        kinds[kind].cpu += Duration::from_nanos(ns);
+        kinds[kind].switches += switches;
+    }
+    kinds
 }
 
 #[allow(dead_code)] // `session_turn`'s
@@ -195,14 +338,21 @@ impl Cpu {
         Cpu {
             own,
             children: children_cpu(std::process::id()),
+            threads: thread_use(),
         }
     }
 
     /// What was used between `earlier` and `self`.
     pub fn since(self, earlier: Cpu) -> Cpu {
+        let mut threads = self.threads;
+        for (now, then) in threads.iter_mut().zip(earlier.threads) {
+            now.cpu = now.cpu.saturating_sub(then.cpu);
+            now.switches = now.switches.saturating_sub(then.switches);
+        }
         Cpu {
             own: self.own.saturating_sub(earlier.own),
             children: self.children.saturating_sub(earlier.children),
+            threads,
         }
     }
 }
