@@ -48,13 +48,20 @@ async fn batches(kept: &Kept, count: usize) -> Vec<(String, String, Value)> {
     }
 }
 
-#[tokio::test]
-async fn a_turns_spans_are_one_batch_and_a_late_one_comes_alone() {
+/// A pipeline whose Turns' spans land in the returned list, installed as this thread's
+/// subscriber until the guard drops (call it inside the runtime: the sink's task runs there).
+fn collecting() -> (Telemetry, Kept, tracing::subscriber::DefaultGuard) {
     let telemetry = Telemetry::new(None).unwrap();
     let kept = Kept::default();
     telemetry.turns().attach(Arc::new(Collect(kept.clone())));
-    let _default =
+    let default =
         tracing::subscriber::set_default(tracing_subscriber::registry().with(telemetry.layer()));
+    (telemetry, kept, default)
+}
+
+#[tokio::test]
+async fn a_turns_spans_are_one_batch_and_a_late_one_comes_alone() {
+    let (_telemetry, kept, _default) = collecting();
 
     let request = tracing::info_span!(target: "switchboard_test", "http.request");
     let turn = request.in_scope(
@@ -106,11 +113,7 @@ fn nice_of_threads(name: &str) -> Vec<i64> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_turns_spans_are_encoded_off_the_workers_at_the_lowest_priority() {
-    let telemetry = Telemetry::new(None).unwrap();
-    let kept = Kept::default();
-    telemetry.turns().attach(Arc::new(Collect(kept.clone())));
-    let _default =
-        tracing::subscriber::set_default(tracing_subscriber::registry().with(telemetry.layer()));
+    let (_telemetry, kept, _default) = collecting();
     drop(tracing::info_span!(target: "switchboard_test", "turn", session.id = "s", turn.id = "t"));
     let got = batches(&kept, 1).await;
     assert_eq!(names(&got[0].2), ["turn"]);
