@@ -64,8 +64,8 @@
 //! Direct and switchboard iterations alternate (ABBA) so drift hits both alike; only ratios and
 //! differences within this run mean anything. The two headline figures carry a 95 % bootstrap
 //! interval: with 30 Turns a side a p50 moves by several percent from run to run, so a target
-//! is called met (or not) only when the whole interval lies on one side of it. The harnesses run one after the other, each with
-//! its own warm-up and its own table.
+//! is called met (or not) only when the whole interval lies on one side of it. The harnesses
+//! run one after the other, each with its own warm-up and its own table.
 
 // A bench stops loudly on a failed setup.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -1291,18 +1291,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         ("harness processes", |c| c.children),
     ];
     for (name, pick) in cpu_rows {
-        let mean = |samples: &[Sample]| {
-            samples.iter().map(|s| ms(pick(&s.warm_cpu))).sum::<f64>() / samples.len() as f64
-        };
-        let (d, s) = (mean(direct), mean(switchboard));
-        let (dm, sm) = (format!("{d:.2} ms"), format!("{s:.2} ms"));
-        let diff = format!("{:+.2} ms", s - d);
-        let shared = if shared.is_empty() {
-            String::new()
-        } else {
-            format!("  shared {:.2} ms", mean(shared))
-        };
-        println!("{name:<44} {dm:>22} {sm:>22} {diff:>9}{shared}");
+        cpu_row(name, [direct, switchboard, shared], |c| (pick(c), None));
     }
     // The same CPU of this process by thread kind, with the context switches: Core's extra CPU
     // is mostly wake-ups, so how many there are and on which threads says where it goes.
@@ -1312,33 +1301,9 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         "… this process by thread, mean (switches)", "direct", "switchboard", "diff"
     );
     for (i, kind) in support::THREAD_KINDS.iter().enumerate() {
-        let mean = |samples: &[Sample]| {
-            let n = samples.len() as f64;
-            let cpu = samples
-                .iter()
-                .map(|s| ms(s.warm_cpu.threads[i].cpu))
-                .sum::<f64>()
-                / n;
-            let switches = samples
-                .iter()
-                .map(|s| s.warm_cpu.threads[i].switches as f64)
-                .sum::<f64>()
-                / n;
-            (cpu, switches)
-        };
-        let ((d, dn), (s, sn)) = (mean(direct), mean(switchboard));
-        let (dm, sm) = (
-            format!("{d:.2} ms ({dn:.0})"),
-            format!("{s:.2} ms ({sn:.0})"),
-        );
-        let diff = format!("{:+.2} ms", s - d);
-        let shared = if shared.is_empty() {
-            String::new()
-        } else {
-            let (h, hn) = mean(shared);
-            format!("  shared {h:.2} ms ({hn:.0})")
-        };
-        println!("{kind:<44} {dm:>22} {sm:>22} {diff:>9}{shared}");
+        cpu_row(kind, [direct, switchboard, shared], |c| {
+            (c.threads[i].cpu, Some(c.threads[i].switches))
+        });
     }
     // Where a new Session's first Turn goes, per side: the create (or `prepare`) to the first
     // model request holds the process start, `thread/start` and Core's create path.
@@ -1360,6 +1325,35 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
             median(&cold(shared)),
         );
     }
+}
+
+/// One row of the CPU tables: the mean of `pick`'s CPU over each side's prepared Turns (direct,
+/// switchboard, shared; the shared side only when it ran), with its mean context switches when
+/// `pick` counts them, and the switchboard side's difference from direct.
+fn cpu_row(name: &str, sides: [&[Sample]; 3], pick: impl Fn(&Cpu) -> (Duration, Option<u64>)) {
+    let mean = |samples: &[Sample]| {
+        let n = samples.len() as f64;
+        let cpu = samples.iter().map(|s| ms(pick(&s.warm_cpu).0)).sum::<f64>() / n;
+        let switches: Vec<u64> = samples.iter().filter_map(|s| pick(&s.warm_cpu).1).collect();
+        let shown = if switches.is_empty() {
+            format!("{cpu:.2} ms")
+        } else {
+            format!(
+                "{cpu:.2} ms ({:.0})",
+                switches.iter().sum::<u64>() as f64 / n
+            )
+        };
+        (cpu, shown)
+    };
+    let [direct, switchboard, shared] = sides;
+    let ((d, dm), (s, sm)) = (mean(direct), mean(switchboard));
+    let diff = format!("{:+.2} ms", s - d);
+    let shared = if shared.is_empty() {
+        String::new()
+    } else {
+        format!("  shared {}", mean(shared).1)
+    };
+    println!("{name:<44} {dm:>22} {sm:>22} {diff:>9}{shared}");
 }
 
 /// A Turn's four segments, in order, as the segment tables name them.

@@ -300,6 +300,16 @@ pub struct ThreadUse {
     pub switches: u64,
 }
 
+/// A thread's run time so far, from its `/proc/…/task/TID` directory (`schedstat`'s first
+/// field, in ns; zero where it cannot be read).
+fn run_time(task: &Path) -> Duration {
+    let ns = std::fs::read_to_string(task.join("schedstat"))
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .unwrap_or(0);
+    Duration::from_nanos(ns)
+}
+
 /// This process's threads' use so far, by [`THREAD_KINDS`] (a thread that has ended is gone
 /// from the count, so only a window in which the same threads live is meaningful).
 fn thread_use() -> [ThreadUse; THREAD_KINDS.len()] {
@@ -314,17 +324,13 @@ fn thread_use() -> [ThreadUse; THREAD_KINDS.len()] {
             .iter()
             .position(|k| comm.trim_end().starts_with(k))
             .unwrap_or(THREAD_KINDS.len() - 1);
-        let ns = std::fs::read_to_string(path.join("schedstat"))
-            .ok()
-            .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-            .unwrap_or(0);
         let switches: u64 = std::fs::read_to_string(path.join("status"))
             .unwrap_or_default()
             .lines()
             .filter(|l| l.contains("ctxt_switches:"))
             .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
             .sum();
-        kinds[kind].cpu += Duration::from_nanos(ns);
+        kinds[kind].cpu += run_time(&path);
         kinds[kind].switches += switches;
     }
     kinds
@@ -395,11 +401,7 @@ fn children_cpu(parent: u32) -> Duration {
             continue;
         };
         for task in tasks.flatten() {
-            let ns = std::fs::read_to_string(task.path().join("schedstat"))
-                .ok()
-                .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
-                .unwrap_or(0);
-            total += Duration::from_nanos(ns);
+            total += run_time(&task.path());
         }
     }
     total
