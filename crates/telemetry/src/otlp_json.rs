@@ -5,11 +5,13 @@ use opentelemetry_proto::transform::common::tonic::ResourceAttributesWithSchema;
 use opentelemetry_proto::transform::trace::tonic::group_spans_by_resource_and_scope;
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::SpanData;
-use serde_json::Value;
 
-/// `{"resourceSpans": […]}` for `spans`, with hex trace and span IDs.
-pub fn otlp_json(spans: Vec<SpanData>, resource: &Resource) -> Result<Value, serde_json::Error> {
+/// `{"resourceSpans": […]}` for `spans`, with hex trace and span IDs, as JSON text.
+///
+/// Written straight from the OTLP types: going through a `serde_json::Value` first built a tree
+/// of every span's attributes only to print it again, twice the work for a Turn's ~30 spans.
+pub fn otlp_json(spans: Vec<SpanData>, resource: &Resource) -> Result<String, serde_json::Error> {
     let resource_spans =
         group_spans_by_resource_and_scope(spans, &ResourceAttributesWithSchema::from(resource));
-    serde_json::to_value(ExportTraceServiceRequest { resource_spans })
+    serde_json::to_string(&ExportTraceServiceRequest { resource_spans })
 }

@@ -67,6 +67,12 @@ impl Telemetry {
             // The target names the module; file, line and thread add bulk to every stored span.
             .with_location(false)
             .with_threads(false)
+            // Busy and idle times cost two clock reads on every poll of every instrumented
+            // future, and nothing reads them; nothing reads the active OpenTelemetry context
+            // either (propagation takes a span's own context, `propagation`), and activating it
+            // on every enter was a context clone and a thread-local push per poll.
+            .with_tracked_inactivity(false)
+            .with_context_activation(false)
             .with_filter(Targets::new().with_target("switchboard", tracing::Level::INFO))
     }
 
@@ -79,10 +85,13 @@ impl Telemetry {
     /// (filtered by `SWITCHBOARD_LOG`, default `default_log`) and, with a pipeline, its layer.
     /// Benches install the same one, so what they measure includes the per-request spans.
     pub fn install(telemetry: Option<&Telemetry>, default_log: &str) {
+        use std::io::IsTerminal;
         use tracing_subscriber::layer::SubscriberExt;
         use tracing_subscriber::util::SubscriberInitExt;
         let log = tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
+            // Colours only on a terminal: a log file or journal gets plain text.
+            .with_ansi(std::io::stderr().is_terminal())
             .with_filter(
                 tracing_subscriber::EnvFilter::try_from_env("SWITCHBOARD_LOG")
                     .unwrap_or_else(|_| default_log.into()),

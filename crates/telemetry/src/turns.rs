@@ -21,13 +21,9 @@ use crate::TURN_SPAN;
 
 /// Where a Turn's finished spans go (the store, for `sessions.traces`).
 pub trait TurnSpanSink: Send + Sync + 'static {
-    /// Keeps `otlp` (`{"resourceSpans": […]}`) as more spans of the Turn `turn_id`.
-    fn keep(
-        &self,
-        session_id: String,
-        turn_id: String,
-        otlp: serde_json::Value,
-    ) -> BoxFuture<'static, ()>;
+    /// Keeps `otlp`, the JSON text `{"resourceSpans": […]}`, as more spans of the Turn
+    /// `turn_id`.
+    fn keep(&self, session_id: String, turn_id: String, otlp: String) -> BoxFuture<'static, ()>;
 }
 
 /// Closed Turns remembered for their late spans.
@@ -82,8 +78,8 @@ impl TurnSpans {
     /// Starts handing Turns' spans to `sink` (its futures run on the current Tokio runtime);
     /// until then they are dropped.
     ///
-    /// A Turn's spans are encoded on a thread of their own at the lowest CPU priority
-    /// (`trace-keeper`, nice 19), not on the runtime's workers: a trace is bookkeeping nobody
+    /// A Turn's spans are encoded, to the JSON text the sink stores, on a thread of their own
+    /// at the lowest CPU priority (`trace-keeper`, nice 19), not on the runtime's workers: a trace is bookkeeping nobody
     /// waits for, and encoding it on the worker where the Turn ended would run it in front of
     /// that Turn's last events on the event streams, and at the harness processes' priority on
     /// a small machine. The encoded documents reach `sink` in order, from one task.

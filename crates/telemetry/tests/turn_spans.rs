@@ -17,7 +17,8 @@ type Kept = Arc<Mutex<Vec<(String, String, Value)>>>;
 struct Collect(Kept);
 
 impl TurnSpanSink for Collect {
-    fn keep(&self, session_id: String, turn_id: String, otlp: Value) -> BoxFuture<'static, ()> {
+    fn keep(&self, session_id: String, turn_id: String, otlp: String) -> BoxFuture<'static, ()> {
+        let otlp = serde_json::from_str(&otlp).expect("the sink is given JSON text");
         self.0.lock().unwrap().push((session_id, turn_id, otlp));
         Box::pin(async {})
     }
@@ -117,8 +118,10 @@ async fn a_turns_spans_are_encoded_off_the_workers_at_the_lowest_priority() {
     drop(tracing::info_span!(target: "switchboard_test", "turn", session.id = "s", turn.id = "t"));
     let got = batches(&kept, 1).await;
     assert_eq!(names(&got[0].2), ["turn"]);
-    // One encoding thread, niced to 19; the runtime's own threads stay at 0.
-    assert_eq!(nice_of_threads("trace-keeper"), [19]);
+    // The encoding thread is niced to 19; the runtime's own threads stay at 0. (Under `cargo
+    // test` the other tests of this binary run beside this one, with keepers of their own.)
+    let keepers = nice_of_threads("trace-keeper");
+    assert!(!keepers.is_empty() && keepers.iter().all(|n| *n == 19), "{keepers:?}");
     let workers = nice_of_threads("tokio-rt-worker");
     assert_eq!(workers, [0, 0]);
 }

@@ -136,14 +136,13 @@ impl switchboard_telemetry::TurnSpanSink for StoreTraces {
         &self,
         session_id: String,
         turn_id: String,
-        otlp: Value,
+        otlp: String,
     ) -> futures::future::BoxFuture<'static, ()> {
         let stores = TRACE_STORES
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone();
         Box::pin(async move {
-            let otlp = otlp.to_string();
             for store in stores {
                 let _ = store.append_trace(&session_id, &turn_id, &otlp).await;
             }
