@@ -121,7 +121,10 @@ async fn a_turns_spans_are_encoded_off_the_workers_at_the_lowest_priority() {
     // The encoding thread is niced to 19; the runtime's own threads stay at 0. (Under `cargo
     // test` the other tests of this binary run beside this one, with keepers of their own.)
     let keepers = nice_of_threads("trace-keeper");
-    assert!(!keepers.is_empty() && keepers.iter().all(|n| *n == 19), "{keepers:?}");
+    assert!(
+        !keepers.is_empty() && keepers.iter().all(|n| *n == 19),
+        "{keepers:?}"
+    );
     let workers = nice_of_threads("tokio-rt-worker");
     assert_eq!(workers, [0, 0]);
 }
