@@ -105,6 +105,12 @@ impl Engine {
                         }
                         let mut tx = Tx::new(live);
                         super::turns::bind(&mut tx, link);
+                        // Already prepared there (a later Turn): bound and started in one
+                        // commit, one store write less on the way to the harness.
+                        if self.links.is_prepared(link, &id) {
+                            start(&mut tx, link);
+                            return self.commit_logged(&mut guard, tx).await;
+                        }
                         self.commit_logged(&mut guard, tx).await;
                         link
                     }
@@ -233,29 +239,7 @@ impl Engine {
         if turn.started || turn.link != Some(link) {
             return;
         }
-        if turn.cancel_requested {
-            super::turns::settle(&mut tx, TurnStatus::Cancelled, None);
-            return self.commit_logged(&mut guard, tx).await;
-        }
-        turn.started = true;
-        let run_id = turn.run_id.clone();
-        let start = ExecutionStart {
-            session_id: id.clone(),
-            run_id: run_id.clone(),
-            turn_id: turn.turn.id.clone(),
-            input: turn.start_input.clone(),
-            traceparent: switchboard_telemetry::traceparent(&tracing::Span::current()),
-        };
-        let steers = std::mem::take(&mut turn.pending_steers);
-        tx.touch();
-        tx.send(link, run_id.clone(), start.into());
-        for input in steers {
-            let steer = PromptSteer {
-                input_id: new_id(IdKind::Item),
-                input,
-            };
-            tx.send(link, run_id.clone(), steer.into());
-        }
+        start(&mut tx, link);
         self.commit_logged(&mut guard, tx).await;
     }
 
@@ -399,5 +383,36 @@ impl Engine {
             self.settle_orphan(&mut guard).await;
         }
         Ok(())
+    }
+}
+
+/// Starts the bound active Turn on `link`: `execution_start` with its opening message (its
+/// `traceparent` from the current span), then the messages that joined it before it started. A
+/// Turn cancelled before it started settles as cancelled instead.
+fn start(tx: &mut Tx, link: u64) {
+    let session_id = tx.id().to_owned();
+    let Some(turn) = tx.active() else { return };
+    if turn.cancel_requested {
+        super::turns::settle(tx, TurnStatus::Cancelled, None);
+        return;
+    }
+    turn.started = true;
+    let run_id = turn.run_id.clone();
+    let start = ExecutionStart {
+        session_id,
+        run_id: run_id.clone(),
+        turn_id: turn.turn.id.clone(),
+        input: turn.start_input.clone(),
+        traceparent: switchboard_telemetry::traceparent(&tracing::Span::current()),
+    };
+    let steers = std::mem::take(&mut turn.pending_steers);
+    tx.touch();
+    tx.send(link, run_id.clone(), start.into());
+    for input in steers {
+        let steer = PromptSteer {
+            input_id: new_id(IdKind::Item),
+            input,
+        };
+        tx.send(link, run_id.clone(), steer.into());
     }
 }
