@@ -79,10 +79,11 @@ impl TurnSpans {
     /// until then they are dropped.
     ///
     /// A Turn's spans are encoded, to the JSON text the sink stores, on a thread of their own
-    /// at the lowest CPU priority (`trace-keeper`, nice 19), not on the runtime's workers: a trace is bookkeeping nobody
-    /// waits for, and encoding it on the worker where the Turn ended would run it in front of
-    /// that Turn's last events on the event streams, and at the harness processes' priority on
-    /// a small machine. The encoded documents reach `sink` in order, from one task.
+    /// at the lowest CPU priority (`trace-keeper`, nice 19), not on the runtime's workers: a
+    /// trace is bookkeeping nobody waits for, and encoding it on the worker where the Turn ended
+    /// would run it in front of that Turn's last events on the event streams, and at the harness
+    /// processes' priority on a small machine. The encoded documents reach `sink` in order, from
+    /// one task.
     pub fn attach(&self, sink: Arc<dyn TurnSpanSink>) {
         let (batches, inbox) = std::sync::mpsc::channel::<Batch>();
         let (encoded, mut outbox) = tokio::sync::mpsc::unbounded_channel();
