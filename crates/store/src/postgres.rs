@@ -81,15 +81,16 @@ impl PgStore {
         statements: &[Statement],
     ) -> std::result::Result<Vec<u64>, sqlx::Error> {
         // One statement is its own transaction: no BEGIN and COMMIT round trips.
-        if let [s] = statements {
+        if let [s] = statements
+            && s.update.is_none()
+        {
             let q = sqlx::query_with(s.sql, query::arguments(&s.binds)?);
             return Ok(vec![q.execute(&self.pool).await?.rows_affected()]);
         }
         let mut tx = self.pool.begin().await?;
         let mut counts = Vec::with_capacity(statements.len());
         for s in statements {
-            let q = sqlx::query_with(s.sql, query::arguments(&s.binds)?);
-            counts.push(q.execute(&mut *tx).await?.rows_affected());
+            counts.push(execute(&mut tx, s).await?);
         }
         tx.commit().await?;
         Ok(counts)
@@ -136,8 +137,7 @@ impl PgStore {
             return Err(claims::fenced(fence));
         }
         for s in statements {
-            let q = sqlx::query_with(s.sql, query::arguments(&s.binds)?);
-            q.execute(&mut *tx).await?;
+            execute(&mut tx, s).await?;
         }
         tx.commit().await?;
         Ok(())
@@ -201,6 +201,25 @@ impl PgStore {
         }
         Ok(q.fetch_optional(&self.pool).await?.as_ref().map(row))
     }
+}
+
+/// Runs one statement of a transaction (its narrow update first, when it has one,
+/// [`Statement::update_first`]); its affected row count.
+async fn execute(
+    tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
+    s: &Statement,
+) -> std::result::Result<u64, sqlx::Error> {
+    if let Some(update) = s.update {
+        let updated = sqlx::query_with(update, query::arguments(&s.binds)?)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+        if updated > 0 {
+            return Ok(updated);
+        }
+    }
+    let q = sqlx::query_with(s.sql, query::arguments(&s.binds)?);
+    Ok(q.execute(&mut **tx).await?.rows_affected())
 }
 
 /// A unique-key violation as a [`StoreError::Conflict`].

@@ -147,23 +147,30 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
         statements.push(put_environment(e));
     }
     if let Some(s) = w.session {
-        statements.push(Statement::new(
-            "INSERT INTO sessions \
+        statements.push(
+            Statement::new(
+                "INSERT INTO sessions \
              (id, created_at, agent_id, metadata, active_turn_id, doc, project_id) \
              VALUES ($1, $2, $3, $4, $5, $6, $7) \
              ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
              metadata = excluded.metadata, active_turn_id = excluded.active_turn_id, \
              doc = excluded.doc WHERE sessions.project_id = excluded.project_id",
-            vec![
-                Bind::Text(s.id),
-                Bind::I64(s.created_at),
-                Bind::OptText(s.agent_id),
-                Bind::Text(s.metadata),
-                Bind::OptText(s.active_turn_id),
-                Bind::Text(s.doc),
-                Bind::Text(s.project_id),
-            ],
-        ));
+                vec![
+                    Bind::Text(s.id),
+                    Bind::I64(s.created_at),
+                    Bind::OptText(s.agent_id),
+                    Bind::Text(s.metadata),
+                    Bind::OptText(s.active_turn_id),
+                    Bind::Text(s.doc),
+                    Bind::Text(s.project_id),
+                ],
+            )
+            .update_first(
+                "UPDATE sessions SET doc = $6 WHERE id = $1 AND project_id = $7 \
+             AND created_at = $2 AND agent_id IS NOT DISTINCT FROM $3 AND metadata = $4 \
+             AND active_turn_id IS NOT DISTINCT FROM $5",
+            ),
+        );
     }
     // After the Session row: they reference it.
     statements.extend(children);
@@ -175,6 +182,7 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
              ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
             texts([t.id, t.session_id, t.doc]),
         )
+        .update_first("UPDATE turns SET doc = $3 WHERE session_id = $2 AND id = $1")
     }));
     statements.extend(w.items.into_iter().map(|i| {
         Statement::new(
@@ -183,6 +191,9 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
              doc = excluded.doc",
             texts([i.id, i.session_id, i.turn_id, i.doc]),
         )
+        .update_first(
+            "UPDATE items SET doc = $4 WHERE session_id = $2 AND id = $1 AND turn_id = $3",
+        )
     }));
     statements.extend(w.calls.into_iter().map(|c| {
         Statement::new(
@@ -190,6 +201,9 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
              ON CONFLICT (session_id, call_id) DO UPDATE SET turn_id = excluded.turn_id, \
              doc = excluded.doc",
             texts([c.session_id, c.call_id, c.turn_id, c.doc]),
+        )
+        .update_first(
+            "UPDATE calls SET doc = $4 WHERE session_id = $1 AND call_id = $2 AND turn_id = $3",
         )
     }));
     if let Some(k) = w.create_key {

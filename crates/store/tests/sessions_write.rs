@@ -1,9 +1,12 @@
-//! A Session write round-trips byte for byte; upserts replace documents but keep positions.
+//! A Session write round-trips byte for byte; upserts replace documents but keep positions, and
+//! a rewrite lands the same whether it changes only a document or a keyed column too.
 
 use crate::support;
 
 use support::{P, item, page, session, session_with, turn};
-use switchboard_store::{CallRecord, IdempotencyRecord, Order, SessionRecord, SessionWrite};
+use switchboard_store::{
+    CallRecord, IdempotencyRecord, Order, SessionRecord, SessionWrite, StoreError,
+};
 
 both_engines! {
     async fn records_round_trip_byte_for_byte(s) {
@@ -138,5 +141,81 @@ both_engines! {
             .await
             .unwrap();
         assert_eq!(turns.data, vec![t1, turn("sess_1", "turn_2")]);
+    }
+
+    async fn rewrites_land_whether_they_change_a_key_or_only_the_document(s) {
+        // A row's document alone changes in most writes (the store updates it in place); a
+        // write that also changes a keyed column, or names a row that is not there, must land
+        // exactly as the full upsert would.
+        s.write_session(session_with("sess_1", "turn_1", &["a"]))
+            .await
+            .unwrap();
+        let mut rec = SessionRecord {
+            active_turn_id: Some("turn_1".into()),
+            doc: r#"{"n":1}"#.into(),
+            ..session("sess_1")
+        };
+        let mut a = item("sess_1", "turn_1", "a");
+        for (n, turn_id, active) in [
+            (2, "turn_1", Some("turn_1")),
+            (3, "turn_1", None),
+            (4, "turn_2", Some("turn_2")),
+            (5, "turn_2", Some("turn_2")),
+        ] {
+            rec.doc = format!(r#"{{"n":{n}}}"#);
+            rec.active_turn_id = active.map(str::to_owned);
+            rec.metadata = format!(r#"{{"n":"{}"}}"#, n / 2);
+            a.turn_id = turn_id.into();
+            a.doc = format!(r#"{{"item":"a","n":{n}}}"#);
+            s.write_session(SessionWrite {
+                session: Some(rec.clone()),
+                turns: vec![turn("sess_1", turn_id)],
+                items: vec![a.clone()],
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+            assert_eq!(s.get_session(P, "sess_1").await.unwrap(), Some(rec.clone()));
+            assert_eq!(s.turn_items(P, "sess_1", turn_id).await.unwrap(), vec![a.clone()]);
+        }
+        assert_eq!(s.turn_items(P, "sess_1", "turn_1").await.unwrap(), vec![]);
+        let sessions = s
+            .list_sessions(P, &page(None, 10, Order::Asc), &Default::default())
+            .await
+            .unwrap();
+        assert_eq!(sessions.data, vec![rec.clone()]);
+
+        // Another Session's Item ID is still refused, whole write and all.
+        s.write_session(session_with("sess_2", "turn_9", &[]))
+            .await
+            .unwrap();
+        let before = s.get_session(P, "sess_2").await.unwrap();
+        let refused = s
+            .write_session(SessionWrite {
+                session: Some(SessionRecord {
+                    doc: r#"{"changed":true}"#.into(),
+                    ..session("sess_2")
+                }),
+                items: vec![item("sess_2", "turn_9", "a")],
+                ..Default::default()
+            })
+            .await;
+        assert!(matches!(refused, Err(StoreError::Conflict(_))), "{refused:?}");
+        assert_eq!(s.get_session(P, "sess_2").await.unwrap(), before);
+        assert_eq!(s.turn_items(P, "sess_1", "turn_2").await.unwrap(), vec![a]);
+
+        // A Session ID another Project holds is not taken over by a rewrite.
+        let foreign = SessionRecord {
+            project_id: "proj_0000000000000000000000000000000b".into(),
+            doc: r#"{"foreign":true}"#.into(),
+            ..rec.clone()
+        };
+        s.write_session(SessionWrite {
+            session: Some(foreign),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        assert_eq!(s.get_session(P, "sess_1").await.unwrap(), Some(rec));
     }
 }

@@ -20,9 +20,10 @@ use switchboard_wire::ids::{IdKind, new_id};
 use super::configuration::{configuration, snapshot, with_workspace};
 use super::engine::Engine;
 use super::error::SessionError;
+use super::frozen_agent::FrozenAgent;
 use super::hub::{Published, Subscription};
 use super::idempotency;
-use super::objects::SessionStatus;
+use super::objects::{SessionStatus, session_event};
 use super::runtimes::{Route, Unavailable};
 use super::state::{Live, SessionDoc, SessionMeta, Tx};
 use crate::clock::unix_now;
@@ -169,7 +170,7 @@ pub async fn create(
             metadata: req.metadata.clone(),
         },
         doc: SessionDoc {
-            agent: stored_agent,
+            agent: FrozenAgent::new(stored_agent)?,
             harness,
             placement,
             environment,
@@ -194,10 +195,10 @@ pub async fn create(
     };
     // The enrollment is shown in the create response only (its token is never stored).
     let enrollment = workspace.as_ref().and_then(|w| w.enrollment_json(engine));
-    let created = json!({
-        "type": "agent.session.created",
-        "session": with_enrollment(live.to_json(), enrollment.as_ref()),
-    });
+    let created = session_event(
+        "agent.session.created",
+        with_enrollment(live.to_json(), enrollment.as_ref()),
+    );
     let mut tx = Tx::new(&live);
     tx.touch();
     if let Some(w) = &workspace
@@ -283,7 +284,7 @@ async fn retry(
         Err(e) => return Err(e),
     };
     let stream = stream.then(|| {
-        let created = json!({ "type": "agent.session.created", "session": session });
+        let created = session_event("agent.session.created", session.clone());
         // No Turn is running: a closed channel ends the stream after its first event.
         let rx = rx.unwrap_or_else(Subscription::closed);
         (Published::new(&with_event_id(created)), rx)

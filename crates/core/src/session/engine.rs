@@ -279,7 +279,7 @@ impl Engine {
                 turn.resumed = true,
             );
         }
-        let mut agent = doc.agent.clone();
+        let mut agent = (*doc.agent).clone();
         let provider = match agent.x_agents_core.model_provider.as_mut() {
             Some(p) => {
                 p.api_key = self.secrets.open(&p.api_key)?;

@@ -15,7 +15,7 @@
 //!   frames); `dispatch` (Turn dispatch, the queue, restart recovery) and `link_frames` (what
 //!   a Runtime link's frames do, link loss) add to it.
 //! - [`state`]: a Session's state and the transaction changes go through.
-//! - [`objects`]: the public JSON shapes.
+//! - [`objects`]: the public JSON shapes; [`frozen_agent`]: a Session's agent, rendered once.
 //! - [`hub`]: live SSE fan-out; `events` carries it across replicas (event rows, `seq`).
 //! - [`runtimes`]: the connected Runtimes (links), their advertisements and preparations.
 //! - [`configuration`]: the frozen configuration a Runtime receives.
@@ -35,6 +35,7 @@ pub mod engine;
 pub mod error;
 mod events;
 pub mod frames;
+pub mod frozen_agent;
 pub mod hub;
 pub mod idempotency;
 pub mod input;

@@ -265,6 +265,13 @@ pub fn turn_event(
     Value::Object(event)
 }
 
+/// An event carrying a session snapshot: `{type, session}`. Built by moving the snapshot in:
+/// `json!` would copy it through the serializer, key by key, and a snapshot holds the agent's
+/// whole public form.
+pub fn session_event(kind: &str, session: Value) -> Value {
+    Value::Object(fields([("type", json!(kind)), ("session", session)]))
+}
+
 /// Builds a `Map` from `(key, value)` pairs.
 pub fn fields<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
     pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()

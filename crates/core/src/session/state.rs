@@ -13,14 +13,17 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use switchboard_execution::{HarnessId, Placement, ResolvedAgent, public::session_agent_fields};
+use switchboard_execution::{HarnessId, Placement};
 use switchboard_protocol::configuration::SessionConfiguration;
 use switchboard_protocol::content::InputPart;
 use switchboard_protocol::messages::{MessagePhase, Usage};
 use switchboard_store::{CallRecord, ItemRecord, SessionRecord, SessionWrite, TurnRecord};
 
 use super::call::CallDoc;
-use super::objects::{RequiredAction, SessionStatus, Turn, fields, turn_event, usage_json};
+use super::frozen_agent::FrozenAgent;
+use super::objects::{
+    RequiredAction, SessionStatus, Turn, fields, session_event, turn_event, usage_json,
+};
 
 /// Identity and list filters.
 #[derive(Debug, Clone)]
@@ -37,7 +40,7 @@ pub struct SessionMeta {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SessionDoc {
     /// The resolved agent, model provider key sealed.
-    pub agent: ResolvedAgent,
+    pub agent: FrozenAgent,
     pub harness: HarnessId,
     pub placement: Placement,
     pub environment: Value,
@@ -224,9 +227,10 @@ impl Live {
 /// The public AgentSession object of a Session's identity and document.
 pub fn session_json(meta: &SessionMeta, doc: &SessionDoc) -> Value {
     {
-        let mut agent = Map::new();
+        let fields = doc.agent.public_fields();
+        let mut agent = Map::with_capacity(fields.len() + 1);
         agent.insert("id".into(), json!(meta.agent_id));
-        agent.extend(session_agent_fields(&doc.agent));
+        agent.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
         let usage = match (&doc.active, &doc.usage_sum) {
             (None, Some(sum)) if doc.ended_turns > 0 => usage_json(sum),
             _ => Value::Null,
@@ -250,7 +254,7 @@ pub fn session_json(meta: &SessionMeta, doc: &SessionDoc) -> Value {
         if let Some(r) = &doc.review {
             obj.insert("review".into(), json!(r));
         }
-        let mut x = doc.agent.x_agents_core.public();
+        let mut x = doc.agent.public_x_agents_core().clone();
         if let Some(x) = x.as_object_mut() {
             x.insert("harness".into(), json!(doc.harness));
         }
@@ -421,6 +425,6 @@ impl Tx {
             SessionStatus::Failed => "agent.session.failed",
         };
         let session = self.live.to_json();
-        self.publish(json!({ "type": kind, "session": session }));
+        self.publish(session_event(kind, session));
     }
 }
