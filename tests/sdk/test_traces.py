@@ -247,6 +247,12 @@ def test_traces_are_stored_without_an_otlp_endpoint_and_page_in_turn_order(engin
         assert attrs(turn)["session.id"] == session.id
         # Under its request's admission span, which is not the Turn's and so not stored.
         assert turn["parentSpanId"] not in {s["spanId"] for s in spans_of([trace.otlp])}
+        # The second Turn, on the prepared Session, is started by the request that opens it;
+        # its trace has the first's shape: the dispatch under the Turn, the Runtime's below.
+        [dispatch] = named(list(spans_of([trace.otlp])), "turn.dispatch")
+        assert dispatch["parentSpanId"] == turn["spanId"]
+        [runtime] = named(list(spans_of([trace.otlp])), "runtime.turn")
+        assert runtime["parentSpanId"] == dispatch["spanId"]
 
     first = sessions.traces.list(session.id, limit=1, order="asc")
     assert [t.id for t in first.data] == turns[:1] and first.has_more

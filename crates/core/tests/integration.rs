@@ -16,6 +16,7 @@ mod runtime_peer_delete;
 mod runtime_peer_environments;
 mod runtime_peer_foreign_link;
 mod runtime_peer_install;
+mod runtime_peer_later_turn;
 mod runtime_peer_links;
 mod runtime_peer_mcp_workspace;
 mod runtime_peer_preparation_bound;

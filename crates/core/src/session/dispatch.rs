@@ -16,7 +16,7 @@ use super::configuration::snapshot;
 use super::engine::Engine;
 use super::objects::TurnStatus;
 use super::runtimes::{PreparationWatch, Route, Unavailable};
-use super::state::Tx;
+use super::state::{Effect, Tx};
 use crate::environments::EnvironmentStatus;
 use crate::sync::lock;
 
@@ -27,6 +27,55 @@ impl Engine {
             let this = self.clone();
             tokio::spawn(async move { this.drive(id).await });
         }
+    }
+
+    /// Starts the Turn that `tx` just opened in the same change, when the Session is a
+    /// deployment Session already prepared on a Runtime that still serves it (a later Turn):
+    /// the admission, the binding and the start are one commit, with no dispatch task between
+    /// them. Whether it did; anything else (a first Turn, a workspace, a Runtime gone) is left
+    /// to [`Self::drive`], which the opening queued.
+    pub(super) fn start_prepared(&self, tx: &mut Tx) -> bool {
+        let live = &tx.live;
+        let Some(turn) = live.doc.active.as_ref() else {
+            return false;
+        };
+        if turn.started || turn.link.is_some() || live.config.workspace.is_some() {
+            return false;
+        }
+        let snap = snapshot(
+            &live.doc.agent,
+            live.meta.agent_id.clone(),
+            live.doc.placement.clone(),
+            live.doc.harness,
+        );
+        let required = switchboard_harness::required_capabilities(&snap);
+        let picked = self.links.pick_on(
+            live.config.harness,
+            &required,
+            &live.meta.id,
+            Route::Deployment,
+            None,
+        );
+        let Some(link) = picked
+            .ok()
+            .filter(|&l| self.links.is_prepared(l, &live.meta.id))
+        else {
+            return false;
+        };
+        // The span a dispatch task would have run in, so the Turn's trace is the same.
+        let span = tracing::info_span!(
+            parent: &turn.span,
+            "turn.dispatch",
+            session.id = %live.meta.id,
+            turn.id = %turn.turn.id,
+            harness = live.doc.harness.as_str(),
+        );
+        span.in_scope(|| {
+            super::turns::bind(tx, link);
+            start(tx, link);
+        });
+        tx.effects.retain(|e| !matches!(e, Effect::Drive));
+        true
     }
 
     /// Moves the active Turn forward: bind it to a Runtime, prepare the Session there if

@@ -9,7 +9,7 @@
 //! The engine's other halves live beside it: Turn dispatch, its queue and restart recovery in
 //! `dispatch.rs`, and what the Runtime links' frames do in `link_frames.rs`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use switchboard_execution::ModelProvider;
@@ -75,7 +75,12 @@ pub struct Engine {
         Mutex<HashMap<String, tokio::sync::oneshot::Sender<super::reservations::Outcome>>>,
     /// Set when this Core is one of several replicas on one database ([`Engine::replicate`]).
     pub(super) replica: OnceLock<Arc<super::replica::Replica>>,
+    /// Idle Sessions kept loaded, least recently idle first ([`Engine::unload`]).
+    idle: Mutex<VecDeque<String>>,
 }
+
+/// How many idle Sessions a single Core keeps loaded ([`Engine::unload`]).
+pub const KEPT_IDLE: usize = 256;
 
 impl Engine {
     pub fn new(
@@ -96,6 +101,7 @@ impl Engine {
             queued: Mutex::new(Vec::new()),
             reservations: Mutex::new(HashMap::new()),
             replica: OnceLock::new(),
+            idle: Mutex::new(VecDeque::new()),
         })
     }
 
@@ -396,19 +402,45 @@ impl Engine {
         Ok(())
     }
 
-    /// Drops an idle Session's state from memory (the store has all of it) when nobody else
+    /// Lets an idle Session's state go from memory (the store has all of it) when nobody else
     /// holds or awaits its lock. Checked under the map's lock, where new holders are made, so a
     /// Session never has two locks.
+    ///
+    /// A replica drops it at once: another replica may take the Session next. A single Core
+    /// keeps the [`KEPT_IDLE`] most recently idle Sessions loaded, so the next Turn of a
+    /// Session in use starts without reading its row and rebuilding its configuration; only
+    /// this Core writes its rows, so the state kept is the state stored. Past the bound, the
+    /// least recently idle one goes, if it is still idle and nobody holds it (one in use is
+    /// listed again when it is idle again).
     pub(super) fn unload(&self, id: &str) {
         let mut sessions = lock(&self.sessions);
         // One reference in the map, one in the committing caller's guard.
-        if sessions
+        if !sessions
             .get(id)
             .is_some_and(|slot| Arc::strong_count(slot) == 2)
         {
+            return;
+        }
+        if let Some(replica) = self.replica() {
             sessions.remove(id);
-            if let Some(replica) = self.replica() {
-                replica.release(id);
+            replica.release(id);
+            return;
+        }
+        let mut idle = lock(&self.idle);
+        idle.retain(|kept| kept != id);
+        idle.push_back(id.to_owned());
+        while idle.len() > KEPT_IDLE {
+            let Some(oldest) = idle.pop_front() else {
+                break;
+            };
+            let unused = sessions.get(&oldest).is_some_and(|slot| {
+                Arc::strong_count(slot) == 1
+                    && slot
+                        .try_lock()
+                        .is_ok_and(|live| live.as_ref().is_none_or(|l| l.doc.active.is_none()))
+            });
+            if unused {
+                sessions.remove(&oldest);
             }
         }
     }
@@ -424,6 +456,7 @@ impl Engine {
     /// Drops a deleted Session's state and streams.
     pub fn forget(&self, id: &str) {
         lock(&self.sessions).remove(id);
+        lock(&self.idle).retain(|kept| kept != id);
         if let Some(replica) = self.replica() {
             replica.release(id);
         }

@@ -106,6 +106,9 @@ pub async fn post_events(
             InputEvent::Cancel => cancel(&mut tx),
         }
     }
+    if messages && !reserved {
+        engine.start_prepared(&mut tx);
+    }
     if let Some(key) = key {
         tx.write.idempotency = Some(IdempotencyRecord {
             project_id: project.to_owned(),
