@@ -415,9 +415,9 @@ impl Engine {
     pub(super) fn unload(&self, id: &str) {
         let mut sessions = lock(&self.sessions);
         // One reference in the map, one in the committing caller's guard.
-        if !sessions
+        if sessions
             .get(id)
-            .is_some_and(|slot| Arc::strong_count(slot) == 2)
+            .is_none_or(|slot| Arc::strong_count(slot) != 2)
         {
             return;
         }
