@@ -16,7 +16,7 @@ use super::configuration::snapshot;
 use super::engine::Engine;
 use super::objects::TurnStatus;
 use super::runtimes::{PreparationWatch, Route, Unavailable};
-use super::state::{Effect, Tx};
+use super::state::{ActiveTurn, Effect, Live, Tx};
 use crate::environments::EnvironmentStatus;
 use crate::sync::lock;
 
@@ -32,26 +32,19 @@ impl Engine {
     /// Starts the Turn that `tx` just opened in the same change, when the Session is a
     /// deployment Session already prepared on a Runtime that still serves it (a later Turn):
     /// the admission, the binding and the start are one commit, with no dispatch task between
-    /// them. Whether it did; anything else (a first Turn, a workspace, a Runtime gone) is left
-    /// to [`Self::drive`], which the opening queued.
-    pub(super) fn start_prepared(&self, tx: &mut Tx) -> bool {
+    /// them. Anything else (a first Turn, a workspace, a Runtime gone) is left to
+    /// [`Self::drive`], which the opening queued.
+    pub(super) fn start_prepared(&self, tx: &mut Tx) {
         let live = &tx.live;
         let Some(turn) = live.doc.active.as_ref() else {
-            return false;
+            return;
         };
         if turn.started || turn.link.is_some() || live.config.workspace.is_some() {
-            return false;
+            return;
         }
-        let snap = snapshot(
-            &live.doc.agent,
-            live.meta.agent_id.clone(),
-            live.doc.placement.clone(),
-            live.doc.harness,
-        );
-        let required = switchboard_harness::required_capabilities(&snap);
         let picked = self.links.pick_on(
             live.config.harness,
-            &required,
+            &required_capabilities(live),
             &live.meta.id,
             Route::Deployment,
             None,
@@ -60,22 +53,14 @@ impl Engine {
             .ok()
             .filter(|&l| self.links.is_prepared(l, &live.meta.id))
         else {
-            return false;
+            return;
         };
         // The span a dispatch task would have run in, so the Turn's trace is the same.
-        let span = tracing::info_span!(
-            parent: &turn.span,
-            "turn.dispatch",
-            session.id = %live.meta.id,
-            turn.id = %turn.turn.id,
-            harness = live.doc.harness.as_str(),
-        );
-        span.in_scope(|| {
+        dispatch_span(live, turn).in_scope(|| {
             super::turns::bind(tx, link);
             start(tx, link);
         });
         tx.effects.retain(|e| !matches!(e, Effect::Drive));
-        true
     }
 
     /// Moves the active Turn forward: bind it to a Runtime, prepare the Session there if
@@ -92,13 +77,7 @@ impl Engine {
         let span = match self.lock(&id).await {
             Ok(guard) => guard.as_ref().and_then(|live| {
                 let turn = live.doc.active.as_ref().filter(|turn| !turn.started)?;
-                Some(tracing::info_span!(
-                    parent: &turn.span,
-                    "turn.dispatch",
-                    session.id = %id,
-                    turn.id = %turn.turn.id,
-                    harness = live.doc.harness.as_str(),
-                ))
+                Some(dispatch_span(live, turn))
             }),
             Err(_) => None,
         };
@@ -119,13 +98,7 @@ impl Engine {
         let link = match turn.link {
             Some(link) => link,
             None => {
-                let snap = snapshot(
-                    &live.doc.agent,
-                    live.meta.agent_id.clone(),
-                    live.doc.placement.clone(),
-                    live.doc.harness,
-                );
-                let required = switchboard_harness::required_capabilities(&snap);
+                let required = required_capabilities(live);
                 let workspace = config.workspace.as_ref();
                 let route = match workspace {
                     Some(w) if w.placement == WorkspacePlacement::SelfHosted => {
@@ -433,6 +406,28 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// The capabilities a Runtime needs to run the Session's Turns.
+fn required_capabilities(live: &Live) -> Vec<switchboard_harness::Capability> {
+    let snap = snapshot(
+        &live.doc.agent,
+        live.meta.agent_id.clone(),
+        live.doc.placement.clone(),
+        live.doc.harness,
+    );
+    switchboard_harness::required_capabilities(&snap)
+}
+
+/// The span one attempt to dispatch the Turn runs in, under the Turn's.
+fn dispatch_span(live: &Live, turn: &ActiveTurn) -> tracing::Span {
+    tracing::info_span!(
+        parent: &turn.span,
+        "turn.dispatch",
+        session.id = %live.meta.id,
+        turn.id = %turn.turn.id,
+        harness = live.doc.harness.as_str(),
+    )
 }
 
 /// Starts the bound active Turn on `link`: `execution_start` with its opening message (its
