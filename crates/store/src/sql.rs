@@ -150,11 +150,11 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
         statements.push(
             Statement::new(
                 "INSERT INTO sessions \
-             (id, created_at, agent_id, metadata, active_turn_id, doc, project_id) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7) \
-             ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
-             metadata = excluded.metadata, active_turn_id = excluded.active_turn_id, \
-             doc = excluded.doc WHERE sessions.project_id = excluded.project_id",
+                 (id, created_at, agent_id, metadata, active_turn_id, doc, project_id) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                 ON CONFLICT (id) DO UPDATE SET agent_id = excluded.agent_id, \
+                 metadata = excluded.metadata, active_turn_id = excluded.active_turn_id, \
+                 doc = excluded.doc WHERE sessions.project_id = excluded.project_id",
                 vec![
                     Bind::Text(s.id),
                     Bind::I64(s.created_at),
@@ -167,8 +167,8 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
             )
             .update_first(
                 "UPDATE sessions SET doc = $6 WHERE id = $1 AND project_id = $7 \
-             AND created_at = $2 AND agent_id IS NOT DISTINCT FROM $3 AND metadata = $4 \
-             AND active_turn_id IS NOT DISTINCT FROM $5",
+                 AND created_at = $2 AND agent_id IS NOT DISTINCT FROM $3 AND metadata = $4 \
+                 AND active_turn_id IS NOT DISTINCT FROM $5",
             ),
         );
     }
