@@ -16,15 +16,7 @@ async fn a_later_turn_is_started_by_the_request_that_opens_it() {
     peer.done(&run, TurnOutcome::Completed).await;
     peer.until_status(&id, "idle").await;
 
-    let (status, body) = peer
-        .request(
-            "POST",
-            &format!("/agents/sessions/{id}/events"),
-            Some(json!({"events": [
-                {"type": "agent.session.input.message", "input": "again"},
-            ]})),
-        )
-        .await;
+    let (status, body) = peer.message(&id, "again").await;
     assert_eq!(status, 202, "{body}");
 
     // By the 202 the Turn is bound and started: no dispatch is left to run.

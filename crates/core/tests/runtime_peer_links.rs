@@ -22,13 +22,7 @@ async fn losing_the_link_mid_turn_fails_the_turn() {
     assert_eq!(t["status"], "failed");
     assert_eq!(t["error"]["code"], "internal_error");
     // The Session stays usable: new input starts a new Turn, which waits for a Runtime.
-    let (status, _) = peer
-        .request(
-            "POST",
-            &format!("/agents/sessions/{id}/events"),
-            Some(json!({"events": [{"type": "agent.session.input.message", "input": "again"}]})),
-        )
-        .await;
+    let (status, _) = peer.message(&id, "again").await;
     assert_eq!(status, 202);
     assert_eq!(peer.session(&id).await["status"], "in_progress");
 }
@@ -86,13 +80,7 @@ async fn an_admitted_result_is_never_sent_again_after_the_runtime_restarts() {
     assert_eq!(status, 202);
 
     // The next Turn runs on the new Runtime: prepare, start, and never the old result.
-    let (status, _) = peer
-        .request(
-            "POST",
-            &format!("/agents/sessions/{id}/events"),
-            Some(json!({"events": [{"type": "agent.session.input.message", "input": "again"}]})),
-        )
-        .await;
+    let (status, _) = peer.message(&id, "again").await;
     assert_eq!(status, 202);
     let frame = peer.next_frame().await.message;
     assert!(
@@ -127,13 +115,7 @@ async fn an_admitted_result_is_never_sent_again_after_core_restarts() {
     assert_eq!(session["required_actions"], json!([]));
 
     // The next Turn runs on the new Core's Runtime: prepare, start, and never the old result.
-    let (status, _) = peer
-        .request(
-            "POST",
-            &format!("/agents/sessions/{id}/events"),
-            Some(json!({"events": [{"type": "agent.session.input.message", "input": "again"}]})),
-        )
-        .await;
+    let (status, _) = peer.message(&id, "again").await;
     assert_eq!(status, 202);
     let frame = peer.next_frame().await.message;
     assert!(

@@ -359,6 +359,16 @@ impl Peer {
         self.until_status(id, "requires_action").await;
     }
 
+    /// Posts a user message to the Session: the status and the body.
+    pub async fn message(&self, id: &str, text: &str) -> (u16, Value) {
+        self.request(
+            "POST",
+            &format!("/agents/sessions/{id}/events"),
+            Some(json!({"events": [{"type": "agent.session.input.message", "input": text}]})),
+        )
+        .await
+    }
+
     pub async fn tool_result(
         &self,
         id: &str,
