@@ -10,6 +10,15 @@
 //! that is a launcher (a Node script that starts the real binary, an agent that starts a model
 //! helper) would otherwise leave what it started running after its executor is gone.
 //! [`NativeProcess::shutdown`] ends it on purpose.
+//!
+//! A Session with no workspace has nothing of the host's to look at, yet its state directory
+//! often lies inside a git checkout (the data directory defaults to `.switchboard` under the
+//! directory `serve` runs in). Harnesses run `git` in their working directory every Turn and
+//! report what it finds to the model provider: codex sends the checkout's path, its `HEAD` and
+//! whether it has changes in a request header, and `git status` walks the whole checkout on
+//! every Turn. So such a process gets `GIT_CEILING_DIRECTORIES` naming every directory above its
+//! state directory ([`git_ceiling`]): git looks for a repository inside the Session's own
+//! directories (one the model made there is found) and never above them.
 
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
@@ -132,8 +141,13 @@ pub fn spawn(
     if let Some(sandbox) = sandbox {
         command.envs(sandbox.env.iter().map(|(k, v)| (k, v)));
     }
-    if let Some(placement) = placement {
-        command.envs(placement.mcp_env.iter().map(|(k, v)| (k, v)));
+    match placement {
+        Some(placement) => {
+            command.envs(placement.mcp_env.iter().map(|(k, v)| (k, v)));
+        }
+        None => {
+            command.env("GIT_CEILING_DIRECTORIES", git_ceiling(state.root())?);
+        }
     }
     // The adapter's own variables (HOME, the provider key…) come last and win.
     configure(&mut command);
@@ -163,6 +177,21 @@ pub fn spawn(
         stdin,
         stdout,
     })
+}
+
+/// Every directory above the state directory `root`, absolute and with symbolic links resolved
+/// (as git compares them), joined by `:`. Git stops its search for a repository before it
+/// enters any of them, so from a working directory in `root` it looks no higher than `root`,
+/// and from one in a sibling of `root` (a Session's own directory, when `root` is a process
+/// shared by Sessions) no higher than that sibling. A path git cannot list (one holding `:`)
+/// leaves the variable empty.
+pub fn git_ceiling(root: &Path) -> Result<std::ffi::OsString, StateDirError> {
+    let real = std::fs::canonicalize(root).map_err(|source| StateDirError {
+        path: root.to_owned(),
+        source,
+    })?;
+    let above: Vec<&Path> = real.ancestors().skip(1).collect();
+    Ok(std::env::join_paths(above).unwrap_or_default())
 }
 
 /// A running, initialized process: the child, the adapter's connection over its stdio (`C`),
@@ -226,6 +255,59 @@ mod tests {
         let grandchild: u32 = line.trim().parse().unwrap();
         assert!(running(grandchild));
         (HarnessChild::new(child), grandchild)
+    }
+
+    /// What `git rev-parse --show-toplevel` prints when [`spawn`] runs it for the state
+    /// directory `root` with no placement, from `cwd` (the state directory's working directory
+    /// when `None`).
+    async fn toplevel(root: &Path, cwd: Option<&Path>) -> String {
+        let state = StateDir::new(root.to_owned(), "git");
+        state.create_dirs(&[]).unwrap();
+        let spawned = spawn(Path::new("git"), &state, None, |command| {
+            if let Some(cwd) = cwd {
+                command.arg("-C").arg(cwd);
+            }
+            command.args(["rev-parse", "--show-toplevel"]);
+        })
+        .unwrap();
+        drop(spawned.stdin);
+        let mut out = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut BufReader::new(spawned.stdout), &mut out)
+            .await
+            .unwrap();
+        out.trim().to_owned()
+    }
+
+    fn git(dir: &Path, args: &[&str]) {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    /// A state directory inside a checkout (the host's, say, when the data directory lies in
+    /// it): git run by the harness finds no repository, but one made in the Session's own
+    /// directories is found, and a shared process's ceiling also covers its Sessions' folders.
+    #[tokio::test]
+    async fn git_never_finds_a_repository_above_the_state_directory() {
+        let host = tempfile::tempdir().unwrap();
+        git(host.path(), &["init", "-q"]);
+        let sessions = host.path().join("data/sessions");
+        let own = sessions.join("sess_1");
+        assert_eq!(toplevel(&own, None).await, "");
+
+        let project = own.join("work/project");
+        std::fs::create_dir_all(&project).unwrap();
+        git(&project, &["init", "-q"]);
+        let found = toplevel(&own, Some(&project)).await;
+        assert_eq!(Path::new(&found), project.canonicalize().unwrap());
+
+        // A process shared by Sessions lives in a sibling folder; its threads work in theirs.
+        let shared = sessions.join(".shared/key");
+        assert_eq!(toplevel(&shared, Some(&own.join("work"))).await, "");
     }
 
     #[tokio::test]

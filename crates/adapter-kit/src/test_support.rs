@@ -76,6 +76,33 @@ pub async fn prepare_fresh(
     (state, executor)
 }
 
+/// A git checkout with one commit, standing for the host's (the directory `serve` runs in), in
+/// a fresh folder under `target/<harness>-test-state`, and its `HEAD`. A test puts a Session's
+/// state directory inside it to check that the harness reports nothing of it.
+pub fn host_checkout(harness: &str) -> (tempfile::TempDir, String) {
+    let checkout = state_dir(&format!("{harness}-checkout"));
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(["-c", "user.name=Host", "-c", "user.email=host@example.com"])
+            .args(args)
+            .current_dir(checkout.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    };
+    git(&["init", "-q"]);
+    std::fs::write(
+        checkout.path().join("HOST-SECRET.md"),
+        "the host's own file\n",
+    )
+    .unwrap();
+    git(&["add", "HOST-SECRET.md"]);
+    git(&["commit", "-q", "-m", "host commit"]);
+    let head = git(&["rev-parse", "HEAD"]);
+    (checkout, head)
+}
+
 /// Prepares an executor on `state_dir`, bounded by [`WAIT`].
 pub async fn prepare_in(
     adapter: &dyn Adapter,

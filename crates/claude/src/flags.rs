@@ -215,8 +215,12 @@ pub(crate) fn native_effort(effort: ReasoningEffort) -> Option<&'static str> {
     }
 }
 
-/// The environment of the process beyond `PATH` (it starts empty).
-pub fn environment(config: &SessionConfiguration, layout: &StateLayout) -> Vec<(String, String)> {
+/// The environment of the process beyond `PATH` (it starts empty), for a Session on `profile`.
+pub fn environment(
+    config: &SessionConfiguration,
+    layout: &StateLayout,
+    profile: ToolProfile,
+) -> Vec<(String, String)> {
     let provider = &config.model_provider;
     let mut env: Vec<(&str, String)> = vec![
         ("HOME", layout.home().to_string_lossy().into_owned()),
@@ -246,6 +250,14 @@ pub fn environment(config: &SessionConfiguration, layout: &StateLayout) -> Vec<(
             if config.tool_search { "true" } else { "false" }.into(),
         ),
     ];
+    if profile == ToolProfile::None {
+        // With no workspace, a checkout around the state directory is the host's (the data
+        // directory often lies in one): claude would put its branch, status and latest commits
+        // in the model's context. It ignores `GIT_CEILING_DIRECTORIES`, which keeps codex out
+        // (`adapter_kit::process`), but this leaves that context out, with the commit and pull
+        // request instructions that need a workspace anyway.
+        env.push(("CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS", "1".into()));
+    }
     if multi_agent(config) {
         // An `Agent` call then runs its child in the foreground, whatever `run_in_background`
         // says: the child is observed within the Turn and its function calls are the Turn's.
@@ -311,13 +323,27 @@ pub(crate) mod tests {
         assert!(!args.iter().any(|a| a.starts_with("--allowedTools")));
         assert!(args.iter().all(|a| !a.contains("secret")));
         assert_eq!(args[args.len() - 2..], ["--session-id", "sid"]);
-        let env = environment(&config(), &layout());
+        let env = environment(&config(), &layout(), ToolProfile::None);
         let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
         assert_eq!(get("ANTHROPIC_BASE_URL"), Some("http://127.0.0.1:9"));
         assert_eq!(get("ENABLE_TOOL_SEARCH"), Some("false"));
         assert_eq!(get("CLAUDE_CODE_MAX_RETRIES"), Some("0"));
         assert_eq!(get("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), Some("1000"));
         assert_eq!(get("CLAUDE_CONFIG_DIR"), Some("/state/claude-config"));
+    }
+
+    /// Only a Session with no workspace leaves git out: in a workspace the checkout is the
+    /// Environment's own.
+    #[test]
+    fn git_context_is_left_out_only_without_a_workspace() {
+        let git = |profile| {
+            environment(&config(), &layout(), profile)
+                .into_iter()
+                .find(|(k, _)| k == "CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS")
+                .map(|(_, v)| v)
+        };
+        assert_eq!(git(ToolProfile::None).as_deref(), Some("1"));
+        assert_eq!(git(ToolProfile::Workspace), None);
     }
 
     #[test]
@@ -329,7 +355,7 @@ pub(crate) mod tests {
         let args = arguments(&c, &layout(), NativeSession::Start("s"), ToolProfile::None);
         assert!(args.contains(&"--tools=Agent".to_owned()));
         assert!(args.contains(&"--allowedTools=Agent".to_owned()));
-        let env = environment(&c, &layout());
+        let env = environment(&c, &layout(), ToolProfile::None);
         assert!(env.contains(&("CLAUDE_CODE_DISABLE_BACKGROUND_TASKS".into(), "1".into())));
         assert!(!workspace_tools::withheld(&c).contains(&"Agent"));
         // Not multi-agent: no Agent, and background tasks stay claude's default.
@@ -340,7 +366,7 @@ pub(crate) mod tests {
             ToolProfile::None,
         );
         assert!(args.contains(&"--tools=".to_owned()));
-        let env = environment(&config(), &layout());
+        let env = environment(&config(), &layout(), ToolProfile::None);
         assert!(
             env.iter()
                 .all(|(k, _)| k != "CLAUDE_CODE_DISABLE_BACKGROUND_TASKS")
@@ -393,7 +419,7 @@ pub(crate) mod tests {
             );
         }
         assert_eq!(args[args.len() - 2..], ["--resume", "sid"]);
-        let env = environment(&c, &layout());
+        let env = environment(&c, &layout(), ToolProfile::None);
         assert!(env.contains(&("ENABLE_TOOL_SEARCH".into(), "true".into())));
     }
 

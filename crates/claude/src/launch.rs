@@ -63,7 +63,7 @@ pub async fn launch(
     } = process::spawn(binary, layout, placement, |command| {
         command
             .args(arguments(config, mcp, layout, session, profile))
-            .envs(flags::environment(config, layout));
+            .envs(flags::environment(config, layout, profile));
     })?;
     let server = Arc::new(FunctionServer::new(&config.function_tools));
     let mut allowed = flags::allowed_tools(config);

@@ -13,6 +13,7 @@ mod function_call_receipt;
 mod function_error_result;
 mod function_result_images;
 mod function_result_refused;
+mod host_checkout;
 mod steer_turn;
 mod structured_output;
 mod text_turn;

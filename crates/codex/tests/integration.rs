@@ -11,6 +11,7 @@ mod evict_resume;
 mod function_call_receipt;
 mod function_error_result;
 mod function_result_images;
+mod host_checkout;
 mod managed_requirements;
 mod mock_model_round_trip;
 mod output_schema;
