@@ -14,6 +14,7 @@ pub mod enrollment;
 pub mod environments;
 pub mod forward;
 pub mod inspect;
+mod json_text;
 pub mod metrics;
 pub mod oauth;
 pub mod replicas;

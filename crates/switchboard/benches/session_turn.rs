@@ -1033,6 +1033,7 @@ async fn direct_turn(
         let event = bounded("an adapter event", turn.events.recv())
             .await
             .expect("the Turn's events ended before its terminal event");
+        burner().burn();
         match event {
             AdapterEvent::FunctionCall { call_id, .. } => {
                 assert!(submitted.is_none(), "the default scenario calls once");
@@ -1101,6 +1102,55 @@ async fn quiesce(pool: &Pool) {
 /// `SESSION_TURN_GAP_MS` (default 0): a pause before every side's second Turn, right before
 /// its start is timed. A diagnostic: with a long pause, whatever the first Turn left running
 /// (in Core, the Runtime or the harness) is over before the second one starts.
+/// `SESSION_TURN_DIRECT_BURN_US`, a diagnostic: on every adapter event of a direct Turn, a
+/// thread of this process keeps a CPU busy for that many microseconds, as Core's work on each
+/// harness event would on the switchboard side (its store commit, the published event, the
+/// client reading it), without delaying the hand-over. With `SESSION_TURN_DIRECT_BURN_KB` it
+/// writes through a buffer of that size meanwhile (a cache line at a time), as Core's
+/// allocations and copies go through memory; without, it only spins. Default 0: no thread.
+struct Burner(Option<std::sync::mpsc::Sender<()>>);
+
+impl Burner {
+    fn burn(&self) {
+        if let Some(tx) = &self.0 {
+            let _ = tx.send(());
+        }
+    }
+}
+
+fn burner() -> &'static Burner {
+    static BURNER: std::sync::OnceLock<Burner> = std::sync::OnceLock::new();
+    BURNER.get_or_init(|| {
+        let micros = env_usize("SESSION_TURN_DIRECT_BURN_US", 0) as u64;
+        if micros == 0 {
+            return Burner(None);
+        }
+        let mut buffer = vec![0u8; env_usize("SESSION_TURN_DIRECT_BURN_KB", 0) * 1024];
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        std::thread::Builder::new()
+            .name("direct-burner".into())
+            .spawn(move || {
+                let mut at = 0;
+                while rx.recv().is_ok() {
+                    let until = Instant::now() + Duration::from_micros(micros);
+                    while Instant::now() < until {
+                        if buffer.is_empty() {
+                            std::hint::spin_loop();
+                            continue;
+                        }
+                        for _ in 0..64 {
+                            at = (at + 64) % buffer.len();
+                            buffer[at] = buffer[at].wrapping_add(1);
+                        }
+                    }
+                }
+                std::hint::black_box(&buffer);
+            })
+            .expect("starting the burner thread");
+        Burner(Some(tx))
+    })
+}
+
 async fn pause_before_second_turn() {
     let gap = env_usize("SESSION_TURN_GAP_MS", 0);
     if gap > 0 {

@@ -48,7 +48,7 @@ impl Published {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .into(),
-            json: event.to_string().into(),
+            json: crate::json_text::json_text(event).into(),
             seq: None,
         }
     }

@@ -332,7 +332,7 @@ impl Tx {
             id,
             session_id: self.live.meta.id.clone(),
             turn_id: turn_id.to_owned(),
-            doc: doc.to_string(),
+            doc: crate::json_text::json_text(doc),
         });
     }
 
@@ -341,7 +341,7 @@ impl Tx {
         self.write.turns.push(TurnRecord {
             id: turn.id.clone(),
             session_id: self.live.meta.id.clone(),
-            doc: turn.to_json().to_string(),
+            doc: crate::json_text::json_text(&turn.to_json()),
         });
     }
 

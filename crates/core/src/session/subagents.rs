@@ -165,7 +165,7 @@ fn write_and_publish(tx: &mut Tx, native: &str, kind: &str) {
     tx.write.subagents.push(SubagentRecord {
         id: child.id.clone(),
         session_id: sid,
-        doc: doc.to_string(),
+        doc: crate::json_text::json_text(&doc),
     });
     if !kind.is_empty() {
         tx.publish(json!({ "type": kind, "subagent": doc }));
@@ -217,7 +217,7 @@ fn put_child_turn(tx: &mut Tx, subagent_id: &str, turn: &Turn) {
         id: turn.id.clone(),
         session_id: tx.live.meta.id.clone(),
         subagent_id: subagent_id.to_owned(),
-        doc: turn.to_json().to_string(),
+        doc: crate::json_text::json_text(&turn.to_json()),
     });
 }
 
@@ -300,7 +300,7 @@ pub fn put_child_item(tx: &mut Tx, subagent_id: &str, turn_id: &str, doc: &Value
         session_id: tx.live.meta.id.clone(),
         subagent_id: subagent_id.to_owned(),
         turn_id: turn_id.to_owned(),
-        doc: doc.to_string(),
+        doc: crate::json_text::json_text(doc),
     });
 }
 
