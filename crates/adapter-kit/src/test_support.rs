@@ -76,10 +76,19 @@ pub async fn prepare_fresh(
     (state, executor)
 }
 
-/// A git checkout with one commit, standing for the host's (the directory `serve` runs in), in
-/// a fresh folder under `target/<harness>-test-state`, and its `HEAD`. A test puts a Session's
-/// state directory inside it to check that the harness reports nothing of it.
-pub fn host_checkout(harness: &str) -> (tempfile::TempDir, String) {
+/// A git checkout with one commit, standing for the host's (the directory `serve` runs in), with
+/// a Session's state directory inside it, where a data directory would put it.
+pub struct HostCheckout {
+    /// The checkout, in a fresh folder under `target/<harness>-checkout-test-state`.
+    pub dir: tempfile::TempDir,
+    /// Its `HEAD` commit.
+    pub head: String,
+    /// The Session's state directory (created, empty): `data/sessions/sess_1` in the checkout.
+    pub state: PathBuf,
+}
+
+/// A [`HostCheckout`], for a test that checks the harness reports nothing of it.
+pub fn host_checkout(harness: &str) -> HostCheckout {
     let checkout = state_dir(&format!("{harness}-checkout"));
     let git = |args: &[&str]| {
         let out = std::process::Command::new("git")
@@ -100,7 +109,13 @@ pub fn host_checkout(harness: &str) -> (tempfile::TempDir, String) {
     git(&["add", "HOST-SECRET.md"]);
     git(&["commit", "-q", "-m", "host commit"]);
     let head = git(&["rev-parse", "HEAD"]);
-    (checkout, head)
+    let state = checkout.path().join("data/sessions/sess_1");
+    std::fs::create_dir_all(&state).unwrap();
+    HostCheckout {
+        dir: checkout,
+        head,
+        state,
+    }
 }
 
 /// Prepares an executor on `state_dir`, bounded by [`WAIT`].

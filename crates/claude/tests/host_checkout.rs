@@ -14,16 +14,15 @@ async fn the_host_checkout_stays_out_of_the_model_requests() {
     let Some(binary) = claude_binary("the_host_checkout_stays_out_of_the_model_requests") else {
         return;
     };
-    let (checkout, head) = host_checkout("claude");
-    let state = checkout.path().join("data/sessions/sess_1");
-    std::fs::create_dir_all(&state).unwrap();
+    let checkout = host_checkout("claude");
+    let head = &checkout.head;
     let model = mock_model(Some(Scenario::new(vec![on_request(
         1,
         Reply::text("Done"),
     )])))
     .await;
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let executor = prepare_in(&adapter(binary), config, &state).await;
+    let executor = prepare_in(&adapter(binary), config, &checkout.state).await;
 
     let mut turn = start_user_turn(executor.as_ref(), 1, "Hello").await;
     let events = until_terminal(&mut turn).await;

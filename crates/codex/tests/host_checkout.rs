@@ -15,13 +15,12 @@ async fn the_host_checkout_stays_out_of_the_model_requests() {
     let Some(binary) = codex_binary("the_host_checkout_stays_out_of_the_model_requests") else {
         return;
     };
-    let (checkout, head) = host_checkout("codex");
-    let state = checkout.path().join("data/sessions/sess_1");
-    std::fs::create_dir_all(&state).unwrap();
+    let checkout = host_checkout("codex");
+    let head = &checkout.head;
     let model = FakeResponses::start(Script::Text("Done".into())).await;
     let adapter = CodexAdapter::new(binary);
     let config = configuration(&model.base_url(), vec![], ExecutionControls::default());
-    let executor = prepare_in(&adapter, config, &state).await;
+    let executor = prepare_in(&adapter, config, &checkout.state).await;
 
     let mut turn = start_user_turn(executor.as_ref(), 1, "Hello").await;
     let events = until_terminal(&mut turn).await;
@@ -49,7 +48,7 @@ async fn the_host_checkout_stays_out_of_the_model_requests() {
             .unwrap_or_default();
         assert!(workspaces.is_empty(), "codex reported {workspaces:?}");
         let sent = request.to_string();
-        assert!(!sent.contains(&head), "the host's HEAD reached the model");
+        assert!(!sent.contains(head), "the host's HEAD reached the model");
         assert!(
             !sent.contains("HOST-SECRET"),
             "the host's files reached the model"
