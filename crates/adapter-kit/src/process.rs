@@ -181,11 +181,11 @@ pub fn spawn(
 
 /// Every directory above the state directory `root`, absolute and with symbolic links resolved
 /// (as git compares them), joined by `:`. Git stops its search for a repository before it
-/// enters any of them, so from a working directory in `root` it looks no higher than `root`,
-/// and from one in a sibling of `root` (a Session's own directory, when `root` is a process
-/// shared by Sessions) no higher than that sibling. A path git cannot list (one holding `:`)
-/// leaves the variable empty.
-pub fn git_ceiling(root: &Path) -> Result<std::ffi::OsString, StateDirError> {
+/// enters any of them: from a working directory in `root` it looks no higher than `root`, and
+/// from one elsewhere under those directories (a Session's own, when `root` is a process that
+/// Sessions share) no higher than the directory just below the nearest of them. A path git
+/// cannot list (one holding `:`) leaves the variable empty.
+fn git_ceiling(root: &Path) -> Result<std::ffi::OsString, StateDirError> {
     let real = std::fs::canonicalize(root).map_err(|source| StateDirError {
         path: root.to_owned(),
         source,
