@@ -2,6 +2,8 @@
 """How many instructions does `switchboard serve` execute per prepared function-call Turn?
 
 Usage: turn_instructions.py SWITCHBOARD_BIN CODEX_BIN [TURNS]   (TURNS defaults to 40)
+       AGENT_INSTRUCTIONS_KB=N gives the Agent N KiB of instructions (default: none), to see what
+       an Agent's size costs per Turn.
 
 A wall-clock or CPU-time figure per Turn moves by 10-25 % between runs on a shared 2-vCPU
 machine; an instruction count under callgrind moves by about 0.1 %, so two builds can be compared
@@ -87,6 +89,15 @@ def prepared_turns(port, session_id, count):
         turn(port, stream, session_id, n + 1)
 
 
+def agent():
+    """The Session's Agent: one function, and `AGENT_INSTRUCTIONS_KB` KiB of instructions."""
+    kib = int(os.environ.get("AGENT_INSTRUCTIONS_KB", "0"))
+    body = {"model": "gpt-test", "tools": [WEATHER]}
+    if kib:
+        body["instructions"] = ("Answer briefly and cite the tool. " * 32 * kib)[: kib * 1024]
+    return body
+
+
 def wait_ready(port, deadline=300):
     end = time.time() + deadline
     while time.time() < end:
@@ -143,7 +154,7 @@ def main():
     try:
         wait_ready(port)
         first = events(port, "/v1/agents/sessions", {
-            "environment": {"type": "none"}, "agent": {"model": "gpt-test", "tools": [WEATHER]},
+            "environment": {"type": "none"}, "agent": agent(),
             "input": "Weather in Paris?", "stream": True})
         session_id = turn(port, first, None, 0)
         prepared_turns(port, session_id, 3)
