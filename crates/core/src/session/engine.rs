@@ -378,7 +378,7 @@ impl Engine {
         let mut published = published.into_iter();
         for effect in tx.effects {
             match effect {
-                Effect::Publish(_) => {
+                Effect::Publish(_) | Effect::PublishSession { .. } => {
                     if let Some(event) = published.next() {
                         self.hub.publish(&id, event);
                     }

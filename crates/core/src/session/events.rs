@@ -20,6 +20,7 @@ use super::engine::{Engine, Guard};
 use super::error::SessionError;
 use super::hub::{Published, Subscription};
 use super::state::{Effect, Live, Tx};
+use crate::json_text::json_text;
 use crate::sync::lock;
 
 impl Engine {
@@ -30,15 +31,25 @@ impl Engine {
         let keep = self.store.keeps_events();
         let mut out = Vec::new();
         for effect in &mut tx.effects {
-            let Effect::Publish(event) = effect else {
-                continue;
+            let published = match effect {
+                Effect::Publish(event) => {
+                    with_event_id(event);
+                    Published::new(event)
+                }
+                Effect::PublishSession { kind, head } => {
+                    let mut json = std::mem::take(head);
+                    json.push_str(",\"event_id\":");
+                    json.push_str(&json_text(&json!(new_id(IdKind::Event))));
+                    json.push('}');
+                    Published::text(kind, json)
+                }
+                _ => continue,
             };
-            with_event_id(event);
             if !keep {
-                out.push(Published::new(event));
+                out.push(published);
                 continue;
             }
-            let (published, row) = stamped(&mut tx.live, event);
+            let (published, row) = stamped(&mut tx.live, published);
             tx.write.events.push(row);
             out.push(published);
         }
@@ -59,7 +70,7 @@ impl Engine {
             return;
         }
         let before = live.doc.seq;
-        let (published, row) = stamped(live, &event);
+        let (published, row) = stamped(live, Published::new(&event));
         // Fenced like every Session write: a replica that lost the claim writes nothing (its
         // next commit drops the Session, `Engine::commit`).
         let fence = self.replica().and_then(|r| r.fence(&live.meta.id));
@@ -168,13 +179,13 @@ struct Seq {
     seq: u64,
 }
 
-/// The next `seq` of `live` for `event`: the event as published and as its row.
-fn stamped(live: &mut Live, event: &Value) -> (Published, EventRecord) {
+/// The next `seq` of `live` for `published`: the event as published and as its row.
+fn stamped(live: &mut Live, published: Published) -> (Published, EventRecord) {
     live.doc.seq += 1;
     let seq = live.doc.seq;
     let published = Published {
         seq: Some(seq),
-        ..Published::new(event)
+        ..published
     };
     let row = EventRecord {
         session_id: live.meta.id.clone(),

@@ -6,7 +6,9 @@
 //! function-call Turn) rebuilt its public fields, tools and all. [`FrozenAgent`] keeps the
 //! agent behind one shared pointer with both renderings made when it is made: the document's
 //! JSON, spliced verbatim into each stored document, and the public object's `agent` fields and
-//! `x_agents_core`, cloned into each snapshot. It reads as a [`ResolvedAgent`] (`Deref`), and
+//! `x_agents_core`, cloned into each snapshot; the `agent` fields also as JSON text, spliced into
+//! each Session event (`state::session_event_head`), whose instructions and tools would
+//! otherwise be serialized again for every one. It reads as a [`ResolvedAgent`] (`Deref`), and
 //! is stored exactly as one: a document written before this type existed loads unchanged.
 
 use std::ops::Deref;
@@ -29,6 +31,8 @@ struct Rendered {
     stored: Box<RawValue>,
     /// The public object's `agent` fields, all but its `id`.
     public: Map<String, Value>,
+    /// The same fields as a JSON object's text.
+    public_text: Box<str>,
     /// The public object's `x_agents_core`, all but its `harness`.
     x_agents_core: Value,
 }
@@ -36,8 +40,10 @@ struct Rendered {
 impl FrozenAgent {
     pub fn new(agent: ResolvedAgent) -> Result<FrozenAgent, serde_json::Error> {
         let stored = serde_json::value::to_raw_value(&agent)?;
+        let public = session_agent_fields(&agent);
         Ok(FrozenAgent(Arc::new(Rendered {
-            public: session_agent_fields(&agent),
+            public_text: serde_json::to_string(&public)?.into(),
+            public,
             x_agents_core: agent.x_agents_core.public(),
             stored,
             agent,
@@ -47,6 +53,11 @@ impl FrozenAgent {
     /// The public `agent` fields other than its `id`.
     pub fn public_fields(&self) -> &Map<String, Value> {
         &self.0.public
+    }
+
+    /// [`FrozenAgent::public_fields`] as a JSON object's text.
+    pub fn public_text(&self) -> &str {
+        &self.0.public_text
     }
 
     /// The public `x_agents_core` other than its `harness`.
@@ -94,6 +105,8 @@ mod tests {
         let agent: ResolvedAgent = serde_json::from_str(STORED).unwrap();
         assert_eq!(frozen.public_fields(), &session_agent_fields(&agent));
         assert_eq!(frozen.public_x_agents_core(), &agent.x_agents_core.public());
+        let shown = Value::Object(session_agent_fields(&agent));
+        assert_eq!(frozen.public_text(), shown.to_string());
         assert_eq!(frozen.model, "gpt-test");
     }
 }

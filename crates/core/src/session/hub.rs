@@ -53,6 +53,15 @@ impl Published {
         }
     }
 
+    /// An event already rendered as JSON text.
+    pub fn text(kind: &str, json: String) -> Published {
+        Published {
+            kind: kind.into(),
+            json: json.into(),
+            seq: None,
+        }
+    }
+
     /// An event as stored in its row (`session_events`), with its `seq`.
     pub fn stored(kind: &str, json: &str, seq: u64) -> Published {
         Published {

@@ -21,9 +21,8 @@ use switchboard_store::{CallRecord, ItemRecord, SessionRecord, SessionWrite, Tur
 
 use super::call::CallDoc;
 use super::frozen_agent::FrozenAgent;
-use super::objects::{
-    RequiredAction, SessionStatus, Turn, fields, session_event, turn_event, usage_json,
-};
+use super::objects::{RequiredAction, SessionStatus, Turn, fields, turn_event, usage_json};
+use crate::json_text::json_text;
 
 /// Identity and list filters.
 #[derive(Debug, Clone)]
@@ -226,41 +225,82 @@ impl Live {
 
 /// The public AgentSession object of a Session's identity and document.
 pub fn session_json(meta: &SessionMeta, doc: &SessionDoc) -> Value {
-    {
-        let fields = doc.agent.public_fields();
-        let mut agent = Map::with_capacity(fields.len() + 1);
-        agent.insert("id".into(), json!(meta.agent_id));
-        agent.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let usage = match (&doc.active, &doc.usage_sum) {
-            (None, Some(sum)) if doc.ended_turns > 0 => usage_json(sum),
-            _ => Value::Null,
-        };
-        let mut obj = Map::new();
-        obj.insert("id".into(), json!(meta.id));
-        obj.insert("object".into(), json!("agent.session"));
-        obj.insert("created_at".into(), json!(meta.created_at));
-        obj.insert("last_active_at".into(), json!(doc.last_active_at));
-        obj.insert("metadata".into(), Value::Object(meta.metadata.clone()));
-        obj.insert("vault_ids".into(), json!(doc.vault_ids));
-        obj.insert("status".into(), json!(doc.status));
-        obj.insert("required_actions".into(), json!(doc.required_actions));
-        obj.insert("agent".into(), Value::Object(agent));
-        obj.insert("environment".into(), doc.environment.clone());
-        obj.insert("error".into(), json!(doc.error));
-        obj.insert("usage".into(), usage);
-        if let Some(p) = &doc.prompt_cache_options {
-            obj.insert("prompt_cache_options".into(), p.clone());
+    let fields = doc.agent.public_fields();
+    let mut agent = Map::with_capacity(fields.len() + 1);
+    agent.insert("id".into(), json!(meta.agent_id));
+    agent.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
+    let mut obj = session_fields(meta, doc);
+    // The key is there already: it keeps its place.
+    obj.insert("agent".into(), Value::Object(agent));
+    Value::Object(obj)
+}
+
+/// The opening of a Session event's JSON text, `{"type":kind,"session":{…}`, the Session
+/// object as [`session_json`] shows it but with the agent's fields spliced in as the text
+/// [`FrozenAgent`] rendered once (an agent's instructions and tools are most of a snapshot).
+/// `session::events` closes it with the event's `event_id`.
+pub fn session_event_head(kind: &str, meta: &SessionMeta, doc: &SessionDoc) -> String {
+    let public = doc.agent.public_text();
+    // Room for the rest of the Session object and the `event_id` that closes it.
+    let mut head = String::with_capacity(public.len() + 2048);
+    head.push_str("{\"type\":");
+    head.push_str(&json_text(&json!(kind)));
+    head.push_str(",\"session\":{");
+    for (n, (key, value)) in session_fields(meta, doc).iter().enumerate() {
+        if n > 0 {
+            head.push(',');
         }
-        if let Some(r) = &doc.review {
-            obj.insert("review".into(), json!(r));
+        head.push_str(&json_text(&json!(key)));
+        head.push(':');
+        if key != "agent" {
+            head.push_str(&json_text(value));
+            continue;
         }
-        let mut x = doc.agent.public_x_agents_core().clone();
-        if let Some(x) = x.as_object_mut() {
-            x.insert("harness".into(), json!(doc.harness));
+        head.push_str("{\"id\":");
+        head.push_str(&json_text(&json!(meta.agent_id)));
+        match public.strip_prefix('{') {
+            Some(rest) if rest != "}" => {
+                head.push(',');
+                head.push_str(rest);
+            }
+            _ => head.push('}'),
         }
-        obj.insert("x_agents_core".into(), x);
-        Value::Object(obj)
     }
+    head.push('}');
+    head
+}
+
+/// The Session object's members in their order, `agent` only a placeholder (`null`).
+fn session_fields(meta: &SessionMeta, doc: &SessionDoc) -> Map<String, Value> {
+    let usage = match (&doc.active, &doc.usage_sum) {
+        (None, Some(sum)) if doc.ended_turns > 0 => usage_json(sum),
+        _ => Value::Null,
+    };
+    let mut obj = Map::new();
+    obj.insert("id".into(), json!(meta.id));
+    obj.insert("object".into(), json!("agent.session"));
+    obj.insert("created_at".into(), json!(meta.created_at));
+    obj.insert("last_active_at".into(), json!(doc.last_active_at));
+    obj.insert("metadata".into(), Value::Object(meta.metadata.clone()));
+    obj.insert("vault_ids".into(), json!(doc.vault_ids));
+    obj.insert("status".into(), json!(doc.status));
+    obj.insert("required_actions".into(), json!(doc.required_actions));
+    obj.insert("agent".into(), Value::Null);
+    obj.insert("environment".into(), doc.environment.clone());
+    obj.insert("error".into(), json!(doc.error));
+    obj.insert("usage".into(), usage);
+    if let Some(p) = &doc.prompt_cache_options {
+        obj.insert("prompt_cache_options".into(), p.clone());
+    }
+    if let Some(r) = &doc.review {
+        obj.insert("review".into(), json!(r));
+    }
+    let mut x = doc.agent.public_x_agents_core().clone();
+    if let Some(x) = x.as_object_mut() {
+        x.insert("harness".into(), json!(doc.harness));
+    }
+    obj.insert("x_agents_core".into(), x);
+    obj
 }
 
 /// What a change does once committed, besides writing.
@@ -268,6 +308,9 @@ pub fn session_json(meta: &SessionMeta, doc: &SessionDoc) -> Value {
 pub enum Effect {
     /// Publish an event on the Session's streams.
     Publish(Value),
+    /// Publish a Session event (`agent.session.<status>`), rendered when the change made it
+    /// ([`session_event_head`]); its `event_id` closes it when it is stamped.
+    PublishSession { kind: &'static str, head: String },
     /// Move the active Turn forward on a Runtime (prepare, start, steer).
     Drive,
     /// Send a frame on a Runtime link.
@@ -424,7 +467,72 @@ impl Tx {
             SessionStatus::Idle => "agent.session.idle",
             SessionStatus::Failed => "agent.session.failed",
         };
-        let session = self.live.to_json();
-        self.publish(session_event(kind, session));
+        let head = session_event_head(kind, &self.live.meta, &self.live.doc);
+        self.effects.push(Effect::PublishSession { kind, head });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::objects::session_event;
+
+    /// A Session with an agent that has instructions (escapes and all), tools and metadata.
+    fn session(agent_id: Option<&str>, agent: &str) -> (SessionMeta, SessionDoc) {
+        let meta = SessionMeta {
+            id: "sess_1".into(),
+            project_id: "proj_1".into(),
+            created_at: 1_700_000_000,
+            agent_id: agent_id.map(str::to_owned),
+            metadata: json!({"team": "é \"quoted\""})
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+        };
+        let doc = SessionDoc {
+            agent: serde_json::from_str(agent).expect("an agent"),
+            harness: HarnessId::Codex,
+            placement: Placement::None,
+            environment: json!({"type": "none"}),
+            status: SessionStatus::RequiresAction,
+            required_actions: vec![RequiredAction::function_call(
+                "turn_1",
+                "call_1",
+                "get_weather",
+                r#"{"city":"Paris"}"#,
+            )],
+            last_active_at: 1_700_000_100,
+            error: None,
+            usage_sum: Some(Usage::default()),
+            ended_turns: 2,
+            vault_ids: vec!["vault_1".into()],
+            credentials: Vec::new(),
+            prompt_cache_options: Some(json!({"ttl": "30m"})),
+            review: Some("none".into()),
+            active: None,
+            workspace: None,
+            reservation: None,
+            environment_failed: false,
+            subagents: Default::default(),
+            seq: 0,
+        };
+        (meta, doc)
+    }
+
+    /// The spliced text is byte for byte the event built as a `Value` and serialized.
+    #[test]
+    fn a_session_event_reads_as_its_value_would() {
+        let agent = r#"{"name":"w","model":"gpt-test","instructions":"Line one.\nSay \"hi\" </script> é 🌍","tools":[{"type":"function","name":"get_weather","description":"Weather.","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"defer_loading":false,"async":null}],"text":{"format":{"type":"text"},"verbosity":"medium"},"reasoning":{"effort":null,"summary":null},"service_tier":"auto","multi_agent":{"enabled":false,"max_concurrent_subagents":null},"compaction":null,"x_agents_core":{"harness":null,"model_provider":null,"harness_config":null}}"#;
+        for agent_id in [Some("agent_1"), None] {
+            let (meta, doc) = session(agent_id, agent);
+            let head = session_event_head("agent.session.requires_action", &meta, &doc);
+            let text = format!(r#"{head},"event_id":"evt_1"}}"#);
+            let mut event =
+                session_event("agent.session.requires_action", session_json(&meta, &doc));
+            if let Some(obj) = event.as_object_mut() {
+                obj.insert("event_id".into(), json!("evt_1"));
+            }
+            assert_eq!(text, event.to_string());
+        }
     }
 }
