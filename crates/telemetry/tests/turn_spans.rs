@@ -125,8 +125,13 @@ async fn a_turns_spans_are_encoded_off_the_workers_at_the_lowest_priority() {
         !keepers.is_empty() && keepers.iter().all(|n| *n == 19),
         "{keepers:?}"
     );
+    // Every worker that has named itself yet (one may still be starting: this flaked in CI
+    // with one of the two listed).
     let workers = nice_of_threads("tokio-rt-worker");
-    assert_eq!(workers, [0, 0]);
+    assert!(
+        !workers.is_empty() && workers.iter().all(|n| *n == 0),
+        "{workers:?}"
+    );
 }
 
 #[tokio::test]
