@@ -39,7 +39,7 @@ impl Engine {
                 Effect::PublishSession { kind, head } => {
                     let mut json = std::mem::take(head);
                     json.push_str(",\"event_id\":");
-                    json.push_str(&json_text(&json!(new_id(IdKind::Event))));
+                    json.push_str(&json_text(&new_event_id()));
                     json.push('}');
                     Published::text(kind, json)
                 }
@@ -201,6 +201,11 @@ fn stamped(live: &mut Live, published: Published) -> (Published, EventRecord) {
 /// Gives an event its `event_id`, once: every replica streams it with the same one.
 pub(super) fn with_event_id(event: &mut Value) {
     if let Some(obj) = event.as_object_mut() {
-        obj.insert("event_id".into(), json!(new_id(IdKind::Event)));
+        obj.insert("event_id".into(), new_event_id());
     }
+}
+
+/// A new `event_id`, for an event built as a `Value` or rendered as text.
+fn new_event_id() -> Value {
+    json!(new_id(IdKind::Event))
 }

@@ -42,15 +42,11 @@ pub struct Published {
 
 impl Published {
     pub fn new(event: &Value) -> Published {
-        Published {
-            kind: event
-                .get("type")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .into(),
-            json: crate::json_text::json_text(event).into(),
-            seq: None,
-        }
+        let kind = event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        Published::text(kind, crate::json_text::json_text(event))
     }
 
     /// An event already rendered as JSON text.

@@ -216,7 +216,7 @@ impl Live {
             project_id: self.meta.project_id.clone(),
             created_at: self.meta.created_at,
             agent_id: self.meta.agent_id.clone(),
-            metadata: Value::Object(self.meta.metadata.clone()).to_string(),
+            metadata: serde_json::to_string(&self.meta.metadata)?,
             active_turn_id: self.doc.active.as_ref().map(|t| t.turn.id.clone()),
             doc: serde_json::to_string(&self.doc)?,
         })
