@@ -22,5 +22,6 @@ mod runtime_peer_mcp_workspace;
 mod runtime_peer_preparation_bound;
 mod runtime_peer_unconfirmed_receipt;
 mod runtime_peer_web_search;
+mod session_agent_row;
 mod sse_slow_reader;
 mod vault_credentials;

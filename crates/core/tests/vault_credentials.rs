@@ -62,7 +62,9 @@ async fn doc(peer: &Peer, id: &str) -> SessionDoc {
         .await
         .unwrap()
         .unwrap();
-    serde_json::from_str(&rec.doc).unwrap()
+    switchboard_core::session::engine::parse_record(&rec)
+        .unwrap()
+        .1
 }
 
 async fn bearers(

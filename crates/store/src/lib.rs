@@ -7,6 +7,9 @@
 //! ([`postgres::PgStore`], for `--database-url postgres://…`). One parameterised suite
 //! (`tests/`, `both_engines!`) runs every store behaviour on both.
 
+// First: its macros serve the engines' modules.
+#[macro_use]
+mod sql;
 pub mod checkpointer;
 pub mod claims;
 pub mod environments;
@@ -15,7 +18,6 @@ pub mod notify;
 pub mod page;
 pub mod postgres;
 pub mod sessions;
-mod sql;
 pub mod sqlite;
 pub mod subagents;
 #[cfg(feature = "test-support")]

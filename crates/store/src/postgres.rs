@@ -276,6 +276,7 @@ fn session(row: &PgRow) -> SessionRecord {
         metadata: row.get("metadata"),
         active_turn_id: row.get("active_turn_id"),
         doc: row.get("doc"),
+        agent: row.get("agent"),
     }
 }
 
@@ -524,7 +525,7 @@ impl Store for PgStore {
     }
 
     async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {
-        let sql = "SELECT * FROM sessions WHERE id = $1 AND project_id = $2";
+        let sql = sql::SESSION_BY_ID;
         self.one(sql, &[id, project], session).await
     }
 
@@ -548,7 +549,7 @@ impl Store for PgStore {
         }
         let l = Listing {
             table: "sessions",
-            columns: "*",
+            columns: sql::SESSION_COLUMNS,
             scope: of_project(project),
             filter,
             row: session,
@@ -650,10 +651,9 @@ impl Store for PgStore {
     }
 
     async fn unsettled_sessions(&self) -> Result<Vec<SessionRecord>> {
-        let rows =
-            sqlx::query("SELECT * FROM sessions WHERE active_turn_id IS NOT NULL ORDER BY seq")
-                .fetch_all(&self.pool)
-                .await?;
+        let rows = sqlx::query(sql::UNSETTLED_SESSIONS)
+            .fetch_all(&self.pool)
+            .await?;
         Ok(rows.iter().map(session).collect())
     }
 

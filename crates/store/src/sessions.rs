@@ -22,6 +22,13 @@ pub struct SessionRecord {
     /// Core must settle ([`crate::Store::unsettled_sessions`]).
     pub active_turn_id: Option<String>,
     pub doc: String,
+    /// The Session's agent, JSON text, kept apart from the row (`session_agents`). It never
+    /// changes after create, and the row is rewritten on every change to the Session (a dozen
+    /// times a Turn), so the agent (instructions and tool schemas, often most of a Session's
+    /// bytes) is written once and left out of `doc`. Writing `Some` stores it; `None` leaves
+    /// the stored one. A Session written before it was kept apart reads `None` and keeps its
+    /// agent in `doc`.
+    pub agent: Option<String>,
 }
 
 /// Figures over every Session of every Project, for the metrics endpoint: how many are in

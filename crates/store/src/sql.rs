@@ -138,6 +138,31 @@ fn texts<const N: usize>(values: [String; N]) -> Vec<Bind> {
     values.into_iter().map(Bind::Text).collect()
 }
 
+/// A Session row's columns, and its agent (kept in `session_agents`, written once) as `agent`:
+/// what [`crate::SessionRecord`] is read from, `sessions` not aliased. A macro, so that the
+/// queries below are `concat!`ed constants.
+macro_rules! session_columns {
+    () => {
+        "sessions.*, (SELECT agent FROM session_agents WHERE session_id = sessions.id) AS agent"
+    };
+}
+
+pub(crate) const SESSION_COLUMNS: &str = session_columns!();
+
+/// Session `$1` of Project `$2`.
+pub(crate) const SESSION_BY_ID: &str = concat!(
+    "SELECT ",
+    session_columns!(),
+    " FROM sessions WHERE id = $1 AND project_id = $2"
+);
+
+/// The Sessions whose root Turn has not settled, in creation order.
+pub(crate) const UNSETTLED_SESSIONS: &str = concat!(
+    "SELECT ",
+    session_columns!(),
+    " FROM sessions WHERE active_turn_id IS NOT NULL ORDER BY seq"
+);
+
 /// The statements of one atomic Session write, in the order their rows reference each other.
 pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
     let mut statements = Vec::with_capacity(2 + w.turns.len() + w.items.len() + w.calls.len() + 2);
@@ -147,6 +172,19 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
         statements.push(put_environment(e));
     }
     if let Some(s) = w.session {
+        let agent = s.agent.map(|agent| {
+            // Only with the Session's row in this Project, as the upsert above writes it.
+            Statement::new(
+                "INSERT INTO session_agents (session_id, agent) SELECT $1, $2 \
+                 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND project_id = $3) \
+                 ON CONFLICT (session_id) DO UPDATE SET agent = excluded.agent",
+                vec![
+                    Bind::Text(s.id.clone()),
+                    Bind::Text(agent),
+                    Bind::Text(s.project_id.clone()),
+                ],
+            )
+        });
         statements.push(
             Statement::new(
                 "INSERT INTO sessions \
@@ -171,6 +209,7 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
                  AND active_turn_id IS NOT DISTINCT FROM $5",
             ),
         );
+        statements.extend(agent);
     }
     // After the Session row: they reference it.
     statements.extend(children);

@@ -177,6 +177,7 @@ fn session(row: &SqliteRow) -> SessionRecord {
         metadata: row.get("metadata"),
         active_turn_id: row.get("active_turn_id"),
         doc: row.get("doc"),
+        agent: row.get("agent"),
     }
 }
 
@@ -422,7 +423,7 @@ impl Store for SqliteStore {
     }
 
     async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {
-        let row = sqlx::query("SELECT * FROM sessions WHERE id = $1 AND project_id = $2")
+        let row = sqlx::query(sql::SESSION_BY_ID)
             .bind(id)
             .bind(project)
             .fetch_optional(&self.pool)
@@ -455,7 +456,7 @@ impl Store for SqliteStore {
         self.page(
             Listing {
                 table: "sessions",
-                columns: "*",
+                columns: sql::SESSION_COLUMNS,
                 scope: of_project(project),
                 filter,
                 row: session,
@@ -551,10 +552,9 @@ impl Store for SqliteStore {
     }
 
     async fn unsettled_sessions(&self) -> Result<Vec<SessionRecord>> {
-        let rows =
-            sqlx::query("SELECT * FROM sessions WHERE active_turn_id IS NOT NULL ORDER BY seq")
-                .fetch_all(&self.pool)
-                .await?;
+        let rows = sqlx::query(sql::UNSETTLED_SESSIONS)
+            .fetch_all(&self.pool)
+            .await?;
         Ok(rows.iter().map(session).collect())
     }
 

@@ -112,6 +112,7 @@ both_engines! {
                 metadata: "{}".into(),
                 active_turn_id: None,
                 doc: format!(r#"{{"environment_id":"{}"}}"#, e.id),
+                agent: None,
             }),
             environment: Some(e.clone()),
             ..SessionWrite::default()

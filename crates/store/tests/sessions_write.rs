@@ -1,9 +1,10 @@
 //! A Session write round-trips byte for byte; upserts replace documents but keep positions, and
-//! a rewrite lands the same whether it changes only a document or a keyed column too.
+//! a rewrite lands the same whether it changes only a document or a keyed column too. The agent,
+//! kept apart from the row, is written once and kept by writes that leave it out.
 
 use crate::support;
 
-use support::{P, item, page, session, session_with, turn};
+use support::{P, deletion, item, page, session, session_with, turn};
 use switchboard_store::{
     CallRecord, IdempotencyRecord, Order, SessionRecord, SessionWrite, StoreError,
 };
@@ -15,6 +16,7 @@ both_engines! {
             agent_id: Some("agent_1".into()),
             metadata: r#"{"b":"2","a":"1"}"#.into(),
             active_turn_id: Some("turn_1".into()),
+            agent: Some(r#"{"model":"m","instructions":"Be \"brief\".","n":1.50}"#.into()),
             ..session("sess_1")
         };
         let call = CallRecord {
@@ -217,5 +219,82 @@ both_engines! {
         .await
         .unwrap();
         assert_eq!(s.get_session(P, "sess_1").await.unwrap(), Some(rec));
+    }
+
+    async fn an_agent_written_once_is_kept_by_writes_that_leave_it_out(s) {
+        // Core writes the agent with the Session's first row and `None` after: an update in
+        // place and a full upsert (a keyed column changes) both keep it.
+        let agent = r#"{"instructions":"Long.","tools":[]}"#;
+        let mut rec = SessionRecord {
+            agent: Some(agent.into()),
+            ..session("sess_1")
+        };
+        s.write_session(SessionWrite {
+            session: Some(rec.clone()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        rec.agent = None;
+        for (n, active) in [(2, None), (3, Some("turn_1")), (4, Some("turn_1"))] {
+            rec.doc = format!(r#"{{"n":{n}}}"#);
+            rec.active_turn_id = active.map(str::to_owned);
+            s.write_session(SessionWrite {
+                session: Some(rec.clone()),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+            let stored = s.get_session(P, "sess_1").await.unwrap().unwrap();
+            assert_eq!(stored.doc, rec.doc);
+            assert_eq!(stored.agent.as_deref(), Some(agent), "after write {n}");
+        }
+        let unsettled = s.unsettled_sessions().await.unwrap();
+        assert_eq!(unsettled[0].agent.as_deref(), Some(agent));
+        let listed = s
+            .list_sessions(P, &page(None, 10, Order::Asc), &Default::default())
+            .await
+            .unwrap();
+        assert_eq!(listed.data[0].agent.as_deref(), Some(agent));
+
+        // Another Project's write of the same Session ID replaces neither row nor agent.
+        s.write_session(SessionWrite {
+            session: Some(SessionRecord {
+                project_id: "proj_0000000000000000000000000000000b".into(),
+                agent: Some(r#"{"instructions":"Foreign."}"#.into()),
+                ..rec.clone()
+            }),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        let stored = s.get_session(P, "sess_1").await.unwrap().unwrap();
+        assert_eq!(stored.agent.as_deref(), Some(agent));
+
+        // The agent goes with its Session: the same ID created again has none.
+        assert!(s.delete_session(P, &deletion("sess_1"), None).await.unwrap());
+        s.write_session(SessionWrite {
+            session: Some(session("sess_1")),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        let again = s.get_session(P, "sess_1").await.unwrap().unwrap();
+        assert_eq!(again.agent, None);
+
+        // A row written with no agent (as before the column) keeps none until one is given.
+        let old = SessionRecord {
+            agent: None,
+            ..session("sess_2")
+        };
+        for _ in 0..2 {
+            s.write_session(SessionWrite {
+                session: Some(old.clone()),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+            assert_eq!(s.get_session(P, "sess_2").await.unwrap(), Some(old.clone()));
+        }
     }
 }

@@ -192,6 +192,7 @@ pub async fn create(
             seq: 0,
         },
         config: Arc::new(config),
+        agent_stored: false,
     };
     // The enrollment is shown in the create response only (its token is never stored).
     let enrollment = workspace.as_ref().and_then(|w| w.enrollment_json(engine));

@@ -311,6 +311,7 @@ impl Engine {
             meta,
             config: Arc::new(config),
             doc,
+            agent_stored: rec.agent.is_some(),
         })
     }
 
@@ -464,9 +465,13 @@ impl Engine {
     }
 }
 
-/// Reads a stored Session row.
+/// Reads a stored Session row: its document, with the agent the store keeps apart (or, for a
+/// Session written before it was kept apart, the one in the document itself).
 pub fn parse_record(rec: &SessionRecord) -> Result<(SessionMeta, SessionDoc), SessionError> {
-    let doc: SessionDoc = serde_json::from_str(&rec.doc)?;
+    let doc: SessionDoc = match &rec.agent {
+        Some(agent) => serde_json::from_str(&with_agent(&rec.doc, agent)?)?,
+        None => serde_json::from_str(&rec.doc)?,
+    };
     let metadata = serde_json::from_str(&rec.metadata)?;
     Ok((
         SessionMeta {
@@ -478,6 +483,21 @@ pub fn parse_record(rec: &SessionRecord) -> Result<(SessionMeta, SessionDoc), Se
         },
         doc,
     ))
+}
+
+/// The stored document `doc` (a JSON object's text) with `agent` as its first member: text
+/// spliced, nothing parsed twice.
+fn with_agent(doc: &str, agent: &str) -> Result<String, serde_json::Error> {
+    let rest = doc
+        .trim_start()
+        .strip_prefix('{')
+        .ok_or_else(|| serde::de::Error::custom("a Session document is not a JSON object"))?;
+    let comma = if rest.trim_start().starts_with('}') {
+        ""
+    } else {
+        ","
+    };
+    Ok(format!("{{\"agent\":{agent}{comma}{rest}"))
 }
 
 /// The state under a Session's lock. [`Engine::lock`] loads it, so only a deleted Session's

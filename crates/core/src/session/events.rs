@@ -93,6 +93,7 @@ impl Engine {
             tracing::error!(error = %e, "could not store a Session event");
             return;
         }
+        live.agent_stored = true;
         let id = live.meta.id.clone();
         self.before_publishing(&id, std::slice::from_ref(&published))
             .await;

@@ -38,7 +38,12 @@ pub struct SessionMeta {
 /// The stored Session document (everything but identity and metadata).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SessionDoc {
-    /// The resolved agent, model provider key sealed.
+    /// The resolved agent, model provider key sealed. Stored once, apart from the row
+    /// ([`SessionRecord::agent`]), not in every rewrite of the document; a document written
+    /// before it was kept apart still holds it, and reads as well ([`parse_record`]).
+    ///
+    /// [`parse_record`]: super::engine::parse_record
+    #[serde(skip_serializing)]
     pub agent: FrozenAgent,
     pub harness: HarnessId,
     pub placement: Placement,
@@ -184,6 +189,10 @@ pub struct Live {
     pub doc: SessionDoc,
     /// The frozen configuration, model provider key open.
     pub config: Arc<SessionConfiguration>,
+    /// Whether the store holds the agent apart from the row; until it does, every write of
+    /// the row carries it ([`Live::record`]). False for a new Session, and for a row written
+    /// before the agent was kept apart.
+    pub agent_stored: bool,
 }
 
 impl Live {
@@ -219,6 +228,10 @@ impl Live {
             metadata: serde_json::to_string(&self.meta.metadata)?,
             active_turn_id: self.doc.active.as_ref().map(|t| t.turn.id.clone()),
             doc: serde_json::to_string(&self.doc)?,
+            agent: match self.agent_stored {
+                true => None,
+                false => Some(serde_json::to_string(&self.doc.agent)?),
+            },
         })
     }
 }
@@ -400,6 +413,8 @@ impl Tx {
         let mut write = std::mem::take(&mut self.write);
         if self.touched {
             write.session = Some(self.live.record()?);
+            // Once this write commits, the row holds the agent: this copy becomes the state.
+            self.live.agent_stored = true;
         }
         for (turn_id, call_id, doc) in std::mem::take(&mut self.calls) {
             write.calls.push(CallRecord {

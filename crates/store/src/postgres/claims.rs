@@ -243,10 +243,12 @@ impl ClaimStore for PgStore {
         session_id: &str,
         replica_id: &str,
     ) -> Result<Option<SessionRecord>> {
-        let row = sqlx::query(
-            "SELECT s.* FROM sessions s JOIN session_claims c ON c.session_id = s.id \
-             WHERE s.id = $1 AND c.replica_id = $2",
-        )
+        let row = sqlx::query(concat!(
+            "SELECT ",
+            session_columns!(),
+            " FROM sessions JOIN session_claims c ON c.session_id = sessions.id \
+                 WHERE sessions.id = $1 AND c.replica_id = $2"
+        ))
         .bind(session_id)
         .bind(replica_id)
         .fetch_optional(&self.pool)

@@ -82,6 +82,7 @@ pub fn session(id: &str) -> SessionRecord {
         metadata: "{}".into(),
         active_turn_id: None,
         doc: format!(r#"{{"id":"{id}","n":1.50}}"#),
+        agent: None,
     }
 }
 
