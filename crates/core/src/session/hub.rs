@@ -69,22 +69,39 @@ impl Published {
 
     /// The frame text for a reader: with a random `obfuscation` member unless the reader
     /// opted out (`include_obfuscation=false`). The padding varies frame lengths so that
-    /// sizes on the wire do not reveal the text of short deltas.
+    /// sizes on the wire do not reveal the text of short deltas. A `data:` line only: once a
+    /// frame has an `id:` line, the SDK turns a comment-only block into an empty event and
+    /// fails (agents-api-wire §8.1).
     fn frame(&self, obfuscate: bool) -> Bytes {
-        if !obfuscate || !self.json.starts_with('{') || self.json.len() < 2 {
-            return data_frame(&self.json);
+        // One buffer of the frame's final size: an event carries a whole Session object, its
+        // agent's instructions and tools included, so copies and regrowth add up.
+        let json = &*self.json;
+        let mut frame = String::with_capacity(json.len() + FRAME_OVERHEAD);
+        frame.push_str("data: ");
+        match json.strip_prefix('{') {
+            Some(rest) if obfuscate && !rest.is_empty() => {
+                use rand::Rng;
+                let mut rng = rand::rng();
+                let len = rng.random_range(1..=MAX_PAD);
+                frame.push_str("{\"obfuscation\":\"");
+                frame.extend((0..len).map(|_| rng.sample(rand::distr::Alphanumeric) as char));
+                frame.push('"');
+                if !rest.starts_with('}') {
+                    frame.push(',');
+                }
+                frame.push_str(rest);
+            }
+            _ => frame.push_str(json),
         }
-        use rand::Rng;
-        let mut rng = rand::rng();
-        let len = rng.random_range(1..=24);
-        let pad: String = (0..len)
-            .map(|_| rng.sample(rand::distr::Alphanumeric) as char)
-            .collect();
-        let rest = &self.json[1..];
-        let sep = if rest.starts_with('}') { "" } else { "," };
-        data_frame(&format!("{{\"obfuscation\":\"{pad}\"{sep}{rest}"))
+        frame.push_str("\n\n");
+        Bytes::from(frame)
     }
 }
+
+/// The longest `obfuscation` padding.
+const MAX_PAD: usize = 24;
+/// What a frame adds to its event's JSON: `data: `, the padding member, the blank line.
+const FRAME_OVERHEAD: usize = "data: ".len() + "{\"obfuscation\":\"\",".len() + MAX_PAD + 2;
 
 /// A stream's subscription: the channel's receiver, and the `seq` it starts after (events at
 /// or before it were committed before the stream began, so it skips them).
@@ -271,12 +288,6 @@ struct Reader {
     done: bool,
 }
 
-/// A `data:` frame. No `id:` line is ever sent: once a frame has one, the SDK turns a
-/// comment-only block into an empty event and fails (agents-api-wire §8.1).
-fn data_frame(json: &str) -> Bytes {
-    Bytes::from(format!("data: {json}\n\n"))
-}
-
 fn frames(
     session_id: String,
     first: Option<Published>,
@@ -336,4 +347,44 @@ fn frames(
         }
         Some((Ok(event.frame(r.obfuscate)), r))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The JSON of a `data:` frame, checked to be one `data:` line and a blank line.
+    fn data(frame: &Bytes) -> Value {
+        let text = std::str::from_utf8(frame).unwrap();
+        let json = text
+            .strip_prefix("data: ")
+            .unwrap()
+            .strip_suffix("\n\n")
+            .unwrap();
+        assert!(!json.contains('\n'), "{text}");
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn a_frame_is_the_event_with_padding_unless_the_reader_opted_out() {
+        let event = json!({"type": "agent.session.idle", "text": "é \"q\"\n", "n": 1.50});
+        let published = Published::new(&event);
+        let plain = published.frame(false);
+        assert_eq!(
+            &plain[..],
+            format!("data: {}\n\n", published.json).as_bytes()
+        );
+
+        for event in [event, json!({})] {
+            let padded = data(&Published::new(&event).frame(true));
+            let Value::Object(mut members) = padded else {
+                panic!("an object")
+            };
+            let pad = members.shift_remove("obfuscation").unwrap();
+            let pad = pad.as_str().unwrap();
+            assert!((1..=MAX_PAD).contains(&pad.len()), "{pad}");
+            assert!(pad.chars().all(|c| c.is_ascii_alphanumeric()), "{pad}");
+            assert_eq!(Value::Object(members), event);
+        }
+    }
 }
