@@ -6,7 +6,8 @@
 //! `codex`, `claude_code`, `minimax_code`, `both` (codex and claude_code, the default) or `all`;
 //! `SESSION_TURN_ITERS`, default 30; `SESSION_TURN_WARMUP`, default 2; `SESSION_TURN_GAP_MS`, a
 //! diagnostic pause before every second Turn, default 0; `SESSION_TURN_SUBSCRIBER=none` leaves
-//! out the tracing `serve` installs, to measure what it costs). It needs the pinned
+//! out the tracing `serve` installs, to measure what it costs; `SESSION_TURN_INSTRUCTIONS_KB`
+//! gives the Agent that many KiB of instructions on both sides). It needs the pinned
 //! binary of every selected harness (`SWITCHBOARD_CODEX_BIN` / `SWITCHBOARD_CLAUDE_BIN` or
 //! `scripts/install-harnesses.sh`; `SWITCHBOARD_MINIMAX_CODE_BIN` or `mcode` on `PATH`, which
 //! may be the tests' stand-in `crates/acp/tests/fixtures/mcode_standin.py` behind a launcher)
@@ -101,6 +102,19 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const API_KEY: &str = "sk-sb-bench-session-turn";
 const PROVIDER_KEY: &str = "sk-bench";
 const INSTRUCTIONS: &str = "Answer briefly.";
+
+/// The Agent's instructions: [`INSTRUCTIONS`], or `SESSION_TURN_INSTRUCTIONS_KB` KiB of text
+/// (an Agent of a realistic size: instructions and tools are most of a Session's bytes).
+fn instructions() -> String {
+    match env_usize("SESSION_TURN_INSTRUCTIONS_KB", 0) {
+        0 => INSTRUCTIONS.into(),
+        kib => "Answer briefly and cite the tool. "
+            .repeat(32 * kib)
+            .chars()
+            .take(kib * 1024)
+            .collect(),
+    }
+}
 const FIRST_PROMPT: &str = "What is the weather in Paris?";
 const SECOND_PROMPT: &str = "And in Lyon?";
 /// Bound on any single wait; a Turn against the mock takes well under a second.
@@ -360,6 +374,7 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize, traced: bool) -
         pool: Arc::new(Pool::default()),
         direct_dir: dir.path().join("direct"),
         next: AtomicUsize::new(0),
+        instructions: instructions(),
     };
     world.pool.watch(notices);
     world.wait_ready(&world.core_root).await;
@@ -368,9 +383,10 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize, traced: bool) -
 
     println!(
         "session_turn: {iters} iterations per side after {warmup} warm-up, interleaved; {} CPUs; \
-         subscriber: {}",
+         subscriber: {}; Agent instructions: {} bytes",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
-        if traced { "serve's" } else { "none" }
+        if traced { "serve's" } else { "none" },
+        world.instructions.len(),
     );
     for (harness, binary) in binaries {
         println!();
@@ -565,6 +581,8 @@ struct World {
     pool: Arc<Pool>,
     direct_dir: PathBuf,
     next: AtomicUsize,
+    /// The Agent's instructions, on both sides ([`instructions`]).
+    instructions: String,
 }
 
 impl World {
@@ -738,7 +756,7 @@ impl Bench<'_> {
         SessionConfiguration {
             harness: self.harness.native(),
             model: self.harness.model().into(),
-            instructions: Some(INSTRUCTIONS.into()),
+            instructions: Some(self.world.instructions.clone()),
             model_provider: ModelProviderConfig {
                 protocol: self.harness.protocol().1,
                 base_url: self.harness.base_url(&self.world.model),
@@ -810,7 +828,7 @@ impl Bench<'_> {
             "environment": {"type": "none"},
             "agent": {
                 "model": self.harness.model(),
-                "instructions": INSTRUCTIONS,
+                "instructions": world.instructions,
                 "tools": [{
                     "type": "function",
                     "name": "get_weather",
