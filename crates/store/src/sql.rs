@@ -165,7 +165,7 @@ pub(crate) const UNSETTLED_SESSIONS: &str = concat!(
 
 /// The statements of one atomic Session write, in the order their rows reference each other.
 pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
-    let mut statements = Vec::with_capacity(2 + w.turns.len() + w.items.len() + w.calls.len() + 2);
+    let mut statements = Vec::with_capacity(3 + w.turns.len() + w.items.len() + w.calls.len() + 2);
     let children = subagent_rows(&mut w);
     // The Environment first: a Session document may name it.
     if let Some(e) = &w.environment {
@@ -173,7 +173,7 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
     }
     if let Some(s) = w.session {
         let agent = s.agent.map(|agent| {
-            // Only with the Session's row in this Project, as the upsert above writes it.
+            // After the Session's upsert, and only where that row is this Project's.
             Statement::new(
                 "INSERT INTO session_agents (session_id, agent) SELECT $1, $2 \
                  WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1 AND project_id = $3) \
