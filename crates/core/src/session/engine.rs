@@ -181,7 +181,10 @@ impl Engine {
             if !orphaned || rec.active_turn_id.is_none() {
                 return Ok(guard);
             }
-            self.settle_orphan(&mut guard).await;
+            // Boxed: this rare path (a dead replica's Session) is a future of about 12 KB, and
+            // inline it would size every lock's future, so every request's and every Runtime
+            // frame's task, to it.
+            Box::pin(self.settle_orphan(&mut guard)).await;
             if guard.as_ref().is_some_and(|l| l.doc.active.is_some()) {
                 return Ok(guard);
             }
