@@ -361,7 +361,7 @@ impl Engine {
             .then(|| turn_of(&tx.live))
             .flatten();
         let turn_after = turn_of(&tx.live);
-        **guard = Some(tx.live);
+        **guard = Some(*tx.live);
         match (reserved_before, reserved_after) {
             (Some(turn), None) => {
                 let outcome = if turn_after.as_ref() == Some(&turn) {

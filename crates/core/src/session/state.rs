@@ -336,7 +336,9 @@ pub enum Effect {
 
 /// A change in progress: a copy of the state and everything the change will do.
 pub struct Tx {
-    pub live: Live,
+    /// Boxed: a change is held by value at every level of a commit's futures, and the state
+    /// is most of its size.
+    pub live: Box<Live>,
     pub write: SessionWrite,
     /// Call documents to write, `(turn_id, call_id, doc)`: serialized when the change commits.
     calls: Vec<(String, String, CallDoc)>,
@@ -348,7 +350,7 @@ pub struct Tx {
 impl Tx {
     pub fn new(live: &Live) -> Tx {
         Tx {
-            live: live.clone(),
+            live: Box::new(live.clone()),
             write: SessionWrite::default(),
             calls: Vec::new(),
             effects: Vec::new(),
