@@ -13,10 +13,46 @@ pub fn json_text(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// Writes `object`, a JSON object's compact text, to `out` with `members` (the pieces of
+/// `"key":value` text) as its first members: known members put in front of an object rendered
+/// once (a stored document, an event, an agent's public fields), with nothing parsed again.
+/// Writes nothing and returns false when `object` is not an object's text.
+pub fn push_object_led_by(out: &mut String, members: &[&str], object: &str) -> bool {
+    let Some(rest) = object.strip_prefix('{').filter(|rest| rest.ends_with('}')) else {
+        return false;
+    };
+    out.push('{');
+    members.iter().for_each(|piece| out.push_str(piece));
+    if rest != "}" {
+        out.push(',');
+    }
+    out.push_str(rest);
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn members_lead_an_object_empty_or_not_and_anything_else_is_left() {
+        for (object, expected) in [
+            (r#"{"b":2}"#, Some(r#"{"a":1,"b":2}"#)),
+            ("{}", Some(r#"{"a":1}"#)),
+            ("[1]", None),
+            ("{", None),
+        ] {
+            let mut out = String::from("x");
+            let led = push_object_led_by(&mut out, &["\"a\":", "1"], object);
+            assert_eq!(led, expected.is_some(), "{object}");
+            assert_eq!(
+                out,
+                format!("x{}", expected.unwrap_or_default()),
+                "{object}"
+            );
+        }
+    }
 
     #[test]
     fn the_text_is_what_display_prints() {

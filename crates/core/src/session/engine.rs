@@ -491,16 +491,13 @@ pub fn parse_record(rec: &SessionRecord) -> Result<(SessionMeta, SessionDoc), Se
 /// The stored document `doc` (a JSON object's text) with `agent` as its first member: text
 /// spliced, nothing parsed twice.
 fn with_agent(doc: &str, agent: &str) -> Result<String, serde_json::Error> {
-    let rest = doc
-        .trim_start()
-        .strip_prefix('{')
-        .ok_or_else(|| serde::de::Error::custom("a Session document is not a JSON object"))?;
-    let comma = if rest.trim_start().starts_with('}') {
-        ""
-    } else {
-        ","
-    };
-    Ok(format!("{{\"agent\":{agent}{comma}{rest}"))
+    let mut text = String::with_capacity(doc.len() + agent.len() + 10);
+    if !crate::json_text::push_object_led_by(&mut text, &["\"agent\":", agent], doc.trim_start()) {
+        return Err(serde::de::Error::custom(
+            "a Session document is not a JSON object",
+        ));
+    }
+    Ok(text)
 }
 
 /// The state under a Session's lock. [`Engine::lock`] loads it, so only a deleted Session's

@@ -26,6 +26,8 @@ use serde_json::{Value, json};
 use switchboard_wire::ids::{IdKind, new_id};
 use tokio::sync::broadcast;
 
+use crate::json_text::push_object_led_by;
+
 /// Events a subscriber may lag behind before it is cut off.
 pub const BUFFER: usize = 256;
 /// A comment line every this often keeps proxies and clients from timing the stream out.
@@ -78,20 +80,18 @@ impl Published {
         let json = &*self.json;
         let mut frame = String::with_capacity(json.len() + FRAME_OVERHEAD);
         frame.push_str("data: ");
-        match json.strip_prefix('{') {
-            Some(rest) if obfuscate && !rest.is_empty() => {
-                use rand::Rng;
-                let mut rng = rand::rng();
-                let len = rng.random_range(1..=MAX_PAD);
-                frame.push_str("{\"obfuscation\":\"");
-                frame.extend((0..len).map(|_| rng.sample(rand::distr::Alphanumeric) as char));
-                frame.push('"');
-                if !rest.starts_with('}') {
-                    frame.push(',');
-                }
-                frame.push_str(rest);
-            }
-            _ => frame.push_str(json),
+        let padded = obfuscate && {
+            use rand::Rng;
+            let mut rng = rand::rng();
+            let len = rng.random_range(1..=MAX_PAD);
+            let pad: String = (0..len)
+                .map(|_| rng.sample(rand::distr::Alphanumeric) as char)
+                .collect();
+            let member = ["\"obfuscation\":\"", &pad, "\""];
+            push_object_led_by(&mut frame, &member, json)
+        };
+        if !padded {
+            frame.push_str(json);
         }
         frame.push_str("\n\n");
         Bytes::from(frame)

@@ -22,7 +22,7 @@ use switchboard_store::{CallRecord, ItemRecord, SessionRecord, SessionWrite, Tur
 use super::call::CallDoc;
 use super::frozen_agent::FrozenAgent;
 use super::objects::{RequiredAction, SessionStatus, Turn, fields, turn_event, usage_json};
-use crate::json_text::json_text;
+use crate::json_text::{json_text, push_object_led_by};
 
 /// Identity and list filters.
 #[derive(Debug, Clone)]
@@ -269,15 +269,11 @@ pub fn session_event_head(kind: &str, meta: &SessionMeta, doc: &SessionDoc) -> S
             head.push_str(&json_text(value));
             continue;
         }
-        head.push_str("{\"id\":");
-        head.push_str(&json_text(&json!(meta.agent_id)));
-        match public.strip_prefix('{') {
-            Some(rest) if rest != "}" => {
-                head.push(',');
-                head.push_str(rest);
-            }
-            _ => head.push('}'),
-        }
+        let id = ["\"id\":", &json_text(&json!(meta.agent_id))];
+        // `public` is a map's text, so always an object; were it not, the agent would show its
+        // `id` alone.
+        let _ =
+            push_object_led_by(&mut head, &id, public) || push_object_led_by(&mut head, &id, "{}");
     }
     head.push('}');
     head
