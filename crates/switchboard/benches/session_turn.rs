@@ -102,19 +102,6 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const API_KEY: &str = "sk-sb-bench-session-turn";
 const PROVIDER_KEY: &str = "sk-bench";
 const INSTRUCTIONS: &str = "Answer briefly.";
-
-/// The Agent's instructions: [`INSTRUCTIONS`], or `SESSION_TURN_INSTRUCTIONS_KB` KiB of text
-/// (an Agent of a realistic size: instructions and tools are most of a Session's bytes).
-fn instructions() -> String {
-    match env_usize("SESSION_TURN_INSTRUCTIONS_KB", 0) {
-        0 => INSTRUCTIONS.into(),
-        kib => "Answer briefly and cite the tool. "
-            .repeat(32 * kib)
-            .chars()
-            .take(kib * 1024)
-            .collect(),
-    }
-}
 const FIRST_PROMPT: &str = "What is the weather in Paris?";
 const SECOND_PROMPT: &str = "And in Lyon?";
 /// Bound on any single wait; a Turn against the mock takes well under a second.
@@ -129,6 +116,19 @@ const TARGET_WARM_RATIO: f64 = 0.5;
 /// Issue 18, target 1: p50 added from the function result to the next model request (issues
 /// #4 and #5 asked ≤ 5 ms).
 const TARGET_ADDED_MS: f64 = 1.0;
+
+/// The Agent's instructions: [`INSTRUCTIONS`], or `SESSION_TURN_INSTRUCTIONS_KB` KiB of text
+/// (an Agent of a realistic size: instructions and tools are most of a Session's bytes).
+fn instructions() -> String {
+    match env_usize("SESSION_TURN_INSTRUCTIONS_KB", 0) {
+        0 => INSTRUCTIONS.into(),
+        kib => "Answer briefly and cite the tool. "
+            .repeat(32 * kib)
+            .chars()
+            .take(kib * 1024)
+            .collect(),
+    }
+}
 
 /// The native harness a run measures; everything that differs between them is here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
