@@ -11,8 +11,9 @@
 //! which runs a `PASSIVE` checkpoint on its own connection: it copies what it can and syncs
 //! without taking the write lock, so the writer keeps committing meanwhile. A passive checkpoint
 //! cannot restart the log while commits keep arriving; if the log reaches [`WAL_CAP_FRAMES`]
-//! anyway, the writer checkpoints between two batches itself, when nothing can be appended, so
-//! the next batch starts the log from its beginning again. The log stays bounded; durability is
+//! anyway, the writer thread checkpoints between two batches itself, when nothing can be
+//! appended, so the next batch starts the log from its beginning again. (A commit made inline,
+//! on a caller's thread, leaves that pass to the writer thread, before its next batch.) The log stays bounded; durability is
 //! unchanged (a commit is in the WAL before its caller is answered, as before). The truncating
 //! checkpoint after a delete (which empties the `-wal` file of the deleted rows' frames) runs on
 //! this thread too, so it never collides with a background pass and returns having done nothing.
@@ -36,8 +37,9 @@ pub(crate) const CHECKPOINT_FRAMES: i32 = 1000;
 pub const WAL_CAP_FRAMES: i32 = 8 * CHECKPOINT_FRAMES;
 
 thread_local! {
-    /// Frames in the log after the writer thread's last commit (set by the WAL hook, which
-    /// SQLite calls on the committing thread; each store's writer is its own thread).
+    /// Frames in the log after this thread's last commit on a write connection: set by the WAL
+    /// hook, which SQLite calls on the committing thread, and read by [`Checkpointer::after_commit`]
+    /// on the same thread straight after, with the connection still held.
     static WAL_FRAMES: Cell<c_int> = const { Cell::new(0) };
 }
 
@@ -64,6 +66,9 @@ pub(crate) struct Checkpointer {
     /// The log's length when the checkpointer was last woken: one pass per
     /// [`CHECKPOINT_FRAMES`] new frames, not one per batch while the log stays long.
     woken_at: Cell<c_int>,
+    /// A commit made inline took the log to [`WAL_CAP_FRAMES`]: the writer thread checkpoints
+    /// before its next batch, and no commit is made inline until then.
+    cap_due: Cell<bool>,
     /// Held for every pass: SQLite lets one checkpoint run at a time and a second one returns
     /// at once without doing anything, so the writer's pass at the cap waits for the
     /// background one to end instead of missing its turn.
@@ -128,13 +133,17 @@ impl Checkpointer {
             inbox,
             due,
             woken_at: Cell::new(0),
+            cap_due: Cell::new(false),
             passes,
         };
         Ok((checkpointer, truncator))
     }
 
-    /// Called by the writer thread after a batch's callers are answered.
-    pub(crate) fn after_batch(&self, writer: &Connection) {
+    /// Called after a commit, on the thread that made it and with the write connection still
+    /// held: wakes the background pass when the log grew by [`CHECKPOINT_FRAMES`], and at
+    /// [`WAL_CAP_FRAMES`] checkpoints on the writer's connection, at once on the writer thread
+    /// (`on_writer_thread`) or, after a commit made inline, before the writer thread's next batch.
+    pub(crate) fn after_commit(&self, writer: &Connection, on_writer_thread: bool) {
         let frames = WAL_FRAMES.replace(0);
         if frames == 0 {
             return; // nothing committed
@@ -143,17 +152,39 @@ impl Checkpointer {
             self.woken_at.set(0); // the log restarted
         }
         if frames >= WAL_CAP_FRAMES {
-            // Nothing is appended while this runs, so it can finish and the next batch restarts
-            // the log (unless a reader still holds an old snapshot: then at a later batch).
-            let _pass = self.passes.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Err(e) = checkpoint(writer, "PRAGMA wal_checkpoint(PASSIVE)") {
-                tracing::warn!(error = %e, "WAL checkpoint at the cap failed");
+            if on_writer_thread {
+                self.checkpoint_at_cap(writer);
+            } else {
+                self.cap_due.set(true);
             }
         } else if frames - self.woken_at.get() >= CHECKPOINT_FRAMES {
             if !self.due.swap(true, Ordering::AcqRel) {
                 let _ = self.inbox.send(Pass::Passive);
             }
             self.woken_at.set(frames);
+        }
+    }
+
+    /// Whether a commit may be made inline: not while a checkpoint at the cap is owed.
+    pub(crate) fn inline_allowed(&self) -> bool {
+        !self.cap_due.get()
+    }
+
+    /// Called by the writer thread before a batch: the checkpoint at the cap that a commit
+    /// made inline left to it.
+    pub(crate) fn before_batch(&self, writer: &Connection) {
+        if self.cap_due.replace(false) {
+            self.checkpoint_at_cap(writer);
+        }
+    }
+
+    /// Nothing is appended while this runs (the caller holds the write connection), so it can
+    /// finish and the next commit restarts the log (unless a reader still holds an old
+    /// snapshot: then at a later commit).
+    fn checkpoint_at_cap(&self, writer: &Connection) {
+        let _pass = self.passes.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Err(e) = checkpoint(writer, "PRAGMA wal_checkpoint(PASSIVE)") {
+            tracing::warn!(error = %e, "WAL checkpoint at the cap failed");
         }
     }
 }

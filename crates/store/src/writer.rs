@@ -13,8 +13,21 @@
 //! hand-offs while SQLite's own work was a few µs a statement (issue 16, `docs/benchmarks.md`).
 //! Here a batch costs one hand-off in and one answer out. Reads stay on sqlx's pool. Checkpoints
 //! of the write-ahead log run on a thread of their own (`checkpointer`), not inside a commit.
+//!
+//! A write that finds the writer thread idle, nothing queued and the connection free does not
+//! wait for the thread at all: the caller commits it inline, on its own thread, with the same
+//! connection (issue 18). A commit is tens of microseconds of SQLite's work and a `write(2)` into
+//! the page cache (`synchronous = NORMAL` does not `fsync` a commit in WAL mode); the two
+//! hand-offs it saves (wake the writer, wake the caller's task) cost about as much CPU again in
+//! the scheduler, twelve times per function Turn, on a machine whose CPUs the harness needs.
+//! The caller never waits there: a connection held by the writer thread (or another inline
+//! commit), a queue with jobs in it, or another process's write lock sends the write through
+//! the queue, whose thread waits as before. So under load writes still batch, and a caller's
+//! task blocks its thread only for a commit's own work.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
@@ -75,16 +88,31 @@ struct Job {
     reply: oneshot::Sender<Result<Vec<u64>>>,
 }
 
+impl AsRef<[Statement]> for Job {
+    fn as_ref(&self) -> &[Statement] {
+        &self.statements
+    }
+}
+
+/// The write connection and its checkpoint bookkeeping: whoever commits holds both.
+struct Committer {
+    conn: Connection,
+    checkpoints: Checkpointer,
+}
+
 /// A handle to the writer thread.
 #[derive(Clone)]
 pub struct Writer {
     tx: mpsc::Sender<Job>,
     truncator: Truncator,
+    committer: Arc<Mutex<Committer>>,
+    /// The writer thread holds jobs it has not answered yet: a write queues behind them.
+    thread_busy: Arc<AtomicBool>,
 }
 
 /// How long a write waits for another process's lock (`switchboard keys create` on the Core
 /// host writes the same file), as sqlx's connections do.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Prepared statements kept per connection: every write statement is a `&'static str`, and
 /// there are fewer kinds than this.
@@ -103,22 +131,63 @@ impl Writer {
         )?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         let (checkpoints, truncator) = Checkpointer::start(path, &conn)?;
+        let committer = Arc::new(Mutex::new(Committer { conn, checkpoints }));
+        let thread_busy = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel(1024);
+        let (held, busy) = (committer.clone(), thread_busy.clone());
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || run(conn, rx, checkpoints))
+            .spawn(move || run(&held, &busy, rx))
             .map_err(|e| StoreError::Batch(format!("the writer thread did not start: {e}")))?;
-        Ok(Writer { tx, truncator })
+        Ok(Writer {
+            tx,
+            truncator,
+            committer,
+            thread_busy,
+        })
     }
 
     /// Runs `statements` atomically; returns each statement's affected row count.
     pub async fn write(&self, statements: Vec<Statement>) -> Result<Vec<u64>> {
+        if let Some(outcome) = self.commit_inline(&statements) {
+            return outcome;
+        }
         let (reply, rx) = oneshot::channel();
         self.tx
             .send(Job { statements, reply })
             .await
             .map_err(|_| StoreError::WriterGone)?;
         rx.await.map_err(|_| StoreError::WriterGone)?
+    }
+
+    /// Commits `statements` on this thread when nothing else is writing (see the module's
+    /// documentation); `None` when the write must go through the queue.
+    fn commit_inline(&self, statements: &[Statement]) -> Option<Result<Vec<u64>>> {
+        if self.thread_busy.load(Ordering::Acquire) || self.tx.capacity() < self.tx.max_capacity() {
+            return None;
+        }
+        let mut held = self.committer.try_lock().ok()?;
+        let Committer { conn, checkpoints } = &mut *held;
+        if !checkpoints.inline_allowed() {
+            return None;
+        }
+        // Another process's write lock is waited for on the writer thread, not here.
+        conn.busy_timeout(Duration::ZERO).ok()?;
+        let begun = control(conn, "BEGIN IMMEDIATE");
+        if conn.busy_timeout(BUSY_TIMEOUT).is_err() {
+            if begun.is_ok() {
+                let _ = conn.execute_batch("ROLLBACK");
+            }
+            return None;
+        }
+        match begun {
+            Err(e) if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy) => return None,
+            Err(e) => return Some(Err(StoreError::Batch(e.to_string()))),
+            Ok(()) => {}
+        }
+        let outcome = commit_begun(conn, &[statements]).pop()?;
+        checkpoints.after_commit(conn, false);
+        Some(outcome)
     }
 
     /// Copies the whole write-ahead log into the database and truncates it to zero bytes;
@@ -142,9 +211,10 @@ pub(crate) fn open_connection(path: &Path) -> rusqlite::Result<Connection> {
 /// The writer thread: until every [`Writer`] is dropped, takes what is waiting (at least one
 /// job, at most [`MAX_BATCH`]) and commits it as one batch; checkpoints are asked for once the
 /// batch's callers are answered.
-fn run(mut conn: Connection, mut rx: mpsc::Receiver<Job>, checkpoints: Checkpointer) {
+fn run(committer: &Mutex<Committer>, busy: &AtomicBool, mut rx: mpsc::Receiver<Job>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     while let Some(job) = rx.blocking_recv() {
+        busy.store(true, Ordering::Release);
         jobs.push(job);
         while jobs.len() < MAX_BATCH {
             match rx.try_recv() {
@@ -152,21 +222,31 @@ fn run(mut conn: Connection, mut rx: mpsc::Receiver<Job>, checkpoints: Checkpoin
                 Err(_) => break,
             }
         }
-        let outcomes = commit_batch(&mut conn, &jobs);
+        let mut held = committer.lock().unwrap_or_else(PoisonError::into_inner);
+        let Committer { conn, checkpoints } = &mut *held;
+        checkpoints.before_batch(conn);
+        let outcomes = commit_batch(conn, &jobs);
         for (job, outcome) in jobs.drain(..).zip(outcomes) {
             let _ = job.reply.send(outcome);
         }
-        checkpoints.after_batch(&conn);
+        checkpoints.after_commit(conn, true);
+        drop(held);
+        busy.store(false, Ordering::Release);
     }
 }
 
 /// One transaction for every job: all statements in order, then `COMMIT`. If one fails, the
 /// attempt is rolled back and the batch runs again with one savepoint per job, so the failing
 /// job fails alone and the others commit.
-fn commit_batch(conn: &mut Connection, jobs: &[Job]) -> Vec<Result<Vec<u64>>> {
-    if let Err(e) = control(conn, "BEGIN IMMEDIATE") {
-        return fail_all(jobs, &e);
+fn commit_batch<J: AsRef<[Statement]>>(conn: &mut Connection, jobs: &[J]) -> Vec<Result<Vec<u64>>> {
+    match control(conn, "BEGIN IMMEDIATE") {
+        Ok(()) => commit_begun(conn, jobs),
+        Err(e) => fail_all(jobs, &e),
     }
+}
+
+/// [`commit_batch`] once `BEGIN IMMEDIATE` has succeeded.
+fn commit_begun<J: AsRef<[Statement]>>(conn: &mut Connection, jobs: &[J]) -> Vec<Result<Vec<u64>>> {
     let outcomes = match run_all(conn, jobs) {
         Ok(counts) => counts.into_iter().map(Ok).collect(),
         Err(e) => {
@@ -177,9 +257,7 @@ fn commit_batch(conn: &mut Connection, jobs: &[Job]) -> Vec<Result<Vec<u64>>> {
             if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
                 return fail_all(jobs, &e);
             }
-            jobs.iter()
-                .map(|job| run_job(conn, &job.statements))
-                .collect()
+            jobs.iter().map(|job| run_job(conn, job.as_ref())).collect()
         }
     };
     match control(conn, "COMMIT") {
@@ -197,13 +275,16 @@ fn control(conn: &Connection, sql: &'static str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.raw_execute().map(drop)
 }
 
-fn run_all(conn: &Connection, jobs: &[Job]) -> rusqlite::Result<Vec<Vec<u64>>> {
+fn run_all<J: AsRef<[Statement]>>(
+    conn: &Connection,
+    jobs: &[J],
+) -> rusqlite::Result<Vec<Vec<u64>>> {
     jobs.iter()
-        .map(|job| run_statements(conn, &job.statements))
+        .map(|job| run_statements(conn, job.as_ref()))
         .collect()
 }
 
-fn fail_all(jobs: &[Job], e: &rusqlite::Error) -> Vec<Result<Vec<u64>>> {
+fn fail_all<J>(jobs: &[J], e: &rusqlite::Error) -> Vec<Result<Vec<u64>>> {
     jobs.iter()
         .map(|_| Err(StoreError::Batch(e.to_string())))
         .collect()

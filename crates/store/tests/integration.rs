@@ -28,3 +28,4 @@ mod subagents;
 mod traces;
 mod vaults;
 mod wal_bounded;
+mod write_lock_held;
