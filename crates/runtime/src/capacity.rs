@@ -1,4 +1,5 @@
-//! How many live harness processes a Runtime keeps by default, and how many it starts at once.
+//! How many live harness processes a Runtime keeps by default, how many it starts at once, and
+//! how many threads run the async work of a process that hosts them.
 //!
 //! A resident `codex app-server` costs about 22 MB of private memory and a Claude Code process
 //! more; a Turn's tools and model traffic add to it. The default budgets
@@ -28,6 +29,27 @@ pub const LAUNCHES_PER_CORE: usize = 2;
 pub fn default_concurrent_launches() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     cores.saturating_mul(LAUNCHES_PER_CORE).max(2)
+}
+
+/// The default number of threads that run the async work (Core's requests and Sessions, the
+/// Runtime, the adapters) of a process whose harness processes share its machine's `cores`:
+/// half of them, at least one.
+///
+/// The harness processes are where a Turn's CPU goes (a `codex app-server` takes more than one
+/// core of a two-core machine for a Turn), while a Turn costs Core a few milliseconds of it. On
+/// tokio's default, one thread per core, the threads hand each other the Turn's tasks: on two
+/// cores a prepared Codex Turn cost this process 82 context switches against 47 on one thread,
+/// 0.7–1.2 ms more CPU, and the harness 0.7–3.1 ms more of its own, which it waited for
+/// (`docs/benchmarks.md`, session 20). A process that runs no harness (`serve
+/// --no-local-runtime`) keeps tokio's default.
+pub fn worker_threads_beside_harnesses(cores: usize) -> usize {
+    (cores / 2).max(1)
+}
+
+/// [`worker_threads_beside_harnesses`] for the cores this process may use.
+pub fn default_worker_threads_beside_harnesses() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    worker_threads_beside_harnesses(cores)
 }
 
 /// The default `--max-live-harnesses` for this machine.
@@ -90,6 +112,14 @@ mod tests {
         assert_eq!(from_available(Some(100 * 1024 * 1024)), FLOOR);
         assert_eq!(from_available(Some(u64::MAX)), CEILING);
         assert_eq!(from_available(None), FLOOR);
+    }
+
+    #[test]
+    fn harness_hosts_run_on_half_their_cores() {
+        assert_eq!(worker_threads_beside_harnesses(1), 1);
+        assert_eq!(worker_threads_beside_harnesses(2), 1);
+        assert_eq!(worker_threads_beside_harnesses(3), 1);
+        assert_eq!(worker_threads_beside_harnesses(16), 8);
     }
 
     #[test]

@@ -14,21 +14,21 @@
 //! Here a batch costs one hand-off in and one answer out. Reads stay on sqlx's pool. Checkpoints
 //! of the write-ahead log run on a thread of their own (`checkpointer`), not inside a commit.
 //!
-//! A write that finds the writer thread idle, nothing queued and the connection free does not
-//! wait for the thread at all: the caller commits it inline, on its own thread, with the same
-//! connection (issue 18). A commit is tens of microseconds of SQLite's work and a `write(2)` into
+//! A write that comes after a quiet spell (no write for [`QUIET`], none in flight), and finds
+//! the writer thread idle, nothing queued and the connection free, does not wait for the thread
+//! at all: the caller commits it inline, on its own thread, with the same connection (issue 18). A commit is tens of microseconds of SQLite's work and a `write(2)` into
 //! the page cache (`synchronous = NORMAL` does not `fsync` a commit in WAL mode); the two
 //! hand-offs it saves (wake the writer, wake the caller's task) cost about as much CPU again in
 //! the scheduler, twelve times per function Turn, on a machine whose CPUs the harness needs.
 //! The caller never waits there: a connection held by the writer thread (or another inline
 //! commit), a queue with jobs in it, or another process's write lock sends the write through
-//! the queue, whose thread waits as before. So under load writes still batch, and a caller's
+//! the queue, whose thread waits as before. So a stream of writes still batches, and a caller's
 //! task blocks its thread only for a commit's own work.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use sqlx::sqlite::SqliteArguments;
@@ -108,6 +108,36 @@ pub struct Writer {
     committer: Arc<Mutex<Committer>>,
     /// The writer thread holds jobs it has not answered yet: a write queues behind them.
     thread_busy: Arc<AtomicBool>,
+    /// Writes whose callers wait for their answer: a write with others beside it queues.
+    in_flight: Arc<AtomicUsize>,
+    /// When the last write arrived, in microseconds since `epoch`: a write that comes within
+    /// [`QUIET`] of the one before it queues, so that a stream of writes keeps batching.
+    last_arrival: Arc<AtomicU64>,
+    epoch: Instant,
+}
+
+/// How long the store must have gone without a write for the next one to commit inline. Under
+/// a stream of writes, one batch of many commits is far cheaper than many commits of one (they
+/// share pages and one `COMMIT`): `front_door`'s Agent create lost a fifth of its rate when every
+/// moment the writer thread was idle went to a commit of one. Writes further apart than this
+/// batch rarely anyway: a commit takes tens of microseconds.
+const QUIET: Duration = Duration::from_millis(1);
+
+/// A write in flight, counted in [`Writer::in_flight`] until it is answered or dropped.
+struct InFlight<'a>(&'a AtomicUsize);
+
+impl<'a> InFlight<'a> {
+    /// Counts a write in; whether it is the only one.
+    fn enter(count: &'a AtomicUsize) -> (Self, bool) {
+        let before = count.fetch_add(1, Ordering::AcqRel);
+        (InFlight(count), before == 0)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// How long a write waits for another process's lock (`switchboard keys create` on the Core
@@ -144,12 +174,19 @@ impl Writer {
             truncator,
             committer,
             thread_busy,
+            in_flight: Arc::new(AtomicUsize::new(0)),
+            last_arrival: Arc::new(AtomicU64::new(0)),
+            epoch: Instant::now(),
         })
     }
 
     /// Runs `statements` atomically; returns each statement's affected row count.
     pub async fn write(&self, statements: Vec<Statement>) -> Result<Vec<u64>> {
-        if let Some(outcome) = self.commit_inline(&statements) {
+        let (_in_flight, alone) = InFlight::enter(&self.in_flight);
+        if alone
+            && self.after_quiet()
+            && let Some(outcome) = self.commit_inline(&statements)
+        {
             return outcome;
         }
         let (reply, rx) = oneshot::channel();
@@ -160,8 +197,17 @@ impl Writer {
         rx.await.map_err(|_| StoreError::WriterGone)?
     }
 
-    /// Commits `statements` on this thread when nothing else is writing (see the module's
-    /// documentation); `None` when the write must go through the queue.
+    /// Notes a write's arrival; whether the store had gone [`QUIET`] without one before it.
+    fn after_quiet(&self) -> bool {
+        // The first write counts as one after a quiet spell: `epoch` is its zero.
+        let now = u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let before = self.last_arrival.swap(now, Ordering::AcqRel);
+        now.saturating_sub(before) >= QUIET.as_micros() as u64
+    }
+
+    /// Commits `statements` on this thread when the writer thread and its queue are idle (a
+    /// write whose caller stopped waiting may still be there) and the connection is free;
+    /// `None` when the write must go through the queue.
     fn commit_inline(&self, statements: &[Statement]) -> Option<Result<Vec<u64>>> {
         if self.thread_busy.load(Ordering::Acquire) || self.tx.capacity() < self.tx.max_capacity() {
             return None;

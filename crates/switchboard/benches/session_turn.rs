@@ -7,7 +7,8 @@
 //! `SESSION_TURN_ITERS`, default 30; `SESSION_TURN_WARMUP`, default 2; `SESSION_TURN_GAP_MS`, a
 //! diagnostic pause before every second Turn, default 0; `SESSION_TURN_SUBSCRIBER=none` leaves
 //! out the tracing `serve` installs, to measure what it costs; `SESSION_TURN_INSTRUCTIONS_KB`
-//! gives the Agent that many KiB of instructions on both sides). It needs the pinned
+//! gives the Agent that many KiB of instructions on both sides; `SESSION_TURN_WORKER_THREADS`, the
+//! runtime's threads, default `serve`'s with its local Runtime: half the cores, at least 1). It needs the pinned
 //! binary of every selected harness (`SWITCHBOARD_CODEX_BIN` / `SWITCHBOARD_CLAUDE_BIN` or
 //! `scripts/install-harnesses.sh`; `SWITCHBOARD_MINIMAX_CODE_BIN` or `mcode` on `PATH`, which
 //! may be the tests' stand-in `crates/acp/tests/fixtures/mcode_standin.py` behind a launcher)
@@ -290,7 +291,14 @@ fn main() -> ExitCode {
     };
     let iters = env_usize("SESSION_TURN_ITERS", 30).max(1);
     let warmup = env_usize("SESSION_TURN_WARMUP", 2);
+    // As `serve` sizes it with its local Runtime, unless `SESSION_TURN_WORKER_THREADS` says.
+    let threads = env_usize(
+        "SESSION_TURN_WORKER_THREADS",
+        switchboard_runtime::capacity::default_worker_threads_beside_harnesses(),
+    )
+    .max(1);
     let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
         .enable_all()
         .build()
         .expect("tokio runtime");
@@ -383,8 +391,9 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize, traced: bool) -
 
     println!(
         "session_turn: {iters} iterations per side after {warmup} warm-up, interleaved; {} CPUs; \
-         subscriber: {}; Agent instructions: {} bytes",
+         {} worker threads; subscriber: {}; Agent instructions: {} bytes",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
+        tokio::runtime::Handle::current().metrics().num_workers(),
         if traced { "serve's" } else { "none" },
         world.instructions.len(),
     );

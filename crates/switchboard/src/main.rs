@@ -52,6 +52,26 @@ enum Command {
     },
 }
 
+impl Command {
+    /// The async threads of a process that hosts harness processes: `--worker-threads`, else
+    /// half the cores (`switchboard_runtime::capacity`); `None` (one per core, tokio's default)
+    /// for one that hosts none.
+    fn worker_threads(&self) -> Option<usize> {
+        let (asked, hosts_harnesses) = match self {
+            Command::Serve(a) => (a.worker_threads, !a.no_local_runtime),
+            Command::Runtime(a) => (a.worker_threads, true),
+            _ => (None, false),
+        };
+        match asked {
+            Some(n) => usize::try_from(n).ok(),
+            None if hosts_harnesses => {
+                Some(switchboard_runtime::capacity::default_worker_threads_beside_harnesses())
+            }
+            None => None,
+        }
+    }
+}
+
 /// mimalloc instead of glibc's malloc: Core allocates per request (JSON trees, header maps,
 /// IDs), and glibc's `malloc`/`free`/`malloc_consolidate` were ~15 % of an Agent create's
 /// samples; mimalloc raised Agent create throughput by ~40 % in `front_door` (docs/benchmarks.md).
@@ -72,9 +92,11 @@ fn main() -> anyhow::Result<()> {
     // `switchboard=info`: the binary's own few lines (a harness install ending).
     switchboard_telemetry::Telemetry::install(telemetry.as_ref(), "warn,switchboard=info");
     let turn_spans = telemetry.as_ref().map(|t| t.turns().clone());
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    if let Some(threads) = cli.command.worker_threads() {
+        rt.worker_threads(threads);
+    }
+    let rt = rt.enable_all().build()?;
     let result = rt.block_on(async move {
         match cli.command {
             Command::Serve(a) => serve::run(*a, turn_spans).await,

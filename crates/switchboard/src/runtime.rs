@@ -58,6 +58,11 @@ pub struct RuntimeArgs {
     /// enrollment and kept in its data dir).
     #[arg(long, env = "SWITCHBOARD_RUNTIME_ID")]
     pub runtime_id: Option<String>,
+    /// Threads that run this process's async work (the link to Core, the
+    /// adapters). Default: half the cores, at least 1, since the harness processes need the CPUs
+    /// more.
+    #[arg(long, env = "SWITCHBOARD_WORKER_THREADS", value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub worker_threads: Option<u64>,
     /// Harness processes the Runtime keeps alive at once. A Turn that needs one more evicts
     /// the least recently used idle Session's process (its state stays on disk; its next Turn
     /// resumes it); when every process runs a Turn, it waits queued. Default: available memory

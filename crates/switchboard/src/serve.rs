@@ -70,6 +70,11 @@ pub struct ServeArgs {
     /// enrollment command names it; `http://<listen address>` when unset.
     #[arg(long)]
     pub public_url: Option<String>,
+    /// Threads that run this process's async work (Core's requests and Sessions, the Runtime,
+    /// its adapters). Default: half the cores, at least 1, since the harness processes need the
+    /// CPUs more (one per core with --no-local-runtime, which runs none).
+    #[arg(long, env = "SWITCHBOARD_WORKER_THREADS", value_name = "N", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub worker_threads: Option<u64>,
     /// Start no local Runtime: every Runtime is remote. `/readyz` answers 200 once one of them
     /// advertises a usable harness.
     #[arg(long)]
