@@ -2,7 +2,8 @@
 //! still stays bounded under a steady stream of writes: many times the cap's worth of pages are
 //! written, the `-wal` file never grows past the cap (plus one batch), and every answered write is
 //! in the database afterwards. That holds for concurrent writers, whose writes the writer thread
-//! batches, and for a lone one, whose writes are each committed inline on its own thread.
+//! batches, and for a lone one, whose writes are committed inline on its own thread when they
+//! come far enough apart (`writer.rs`'s unit test takes that path alone).
 
 use crate::support;
 
@@ -24,7 +25,7 @@ async fn the_wal_stays_bounded_while_writes_keep_coming() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_wal_stays_bounded_under_a_lone_writers_inline_commits() {
+async fn the_wal_stays_bounded_under_a_lone_writer() {
     stays_bounded(1).await;
 }
 
