@@ -13,10 +13,11 @@
 //! cannot restart the log while commits keep arriving; if the log reaches [`WAL_CAP_FRAMES`]
 //! anyway, the writer thread checkpoints between two batches itself, when nothing can be
 //! appended, so the next batch starts the log from its beginning again. (A commit made inline,
-//! on a caller's thread, leaves that pass to the writer thread, before its next batch.) The log stays bounded; durability is
-//! unchanged (a commit is in the WAL before its caller is answered, as before). The truncating
-//! checkpoint after a delete (which empties the `-wal` file of the deleted rows' frames) runs on
-//! this thread too, so it never collides with a background pass and returns having done nothing.
+//! on a caller's thread, leaves that pass to the writer thread, before its next batch.) The log
+//! stays bounded; durability is unchanged (a commit is in the WAL before its caller is
+//! answered, as before). The truncating checkpoint after a delete (which empties the `-wal` file
+//! of the deleted rows' frames) runs on this thread too, so it never collides with a background
+//! pass and returns having done nothing.
 
 use std::cell::Cell;
 use std::os::raw::c_int;
@@ -38,8 +39,9 @@ pub const WAL_CAP_FRAMES: i32 = 8 * CHECKPOINT_FRAMES;
 
 thread_local! {
     /// Frames in the log after this thread's last commit on a write connection: set by the WAL
-    /// hook, which SQLite calls on the committing thread, and read by [`Checkpointer::after_commit`]
-    /// on the same thread straight after, with the connection still held.
+    /// hook, which SQLite calls on the committing thread, and read by
+    /// [`Checkpointer::after_commit`] on the same thread straight after, with the connection
+    /// still held.
     static WAL_FRAMES: Cell<c_int> = const { Cell::new(0) };
 }
 

@@ -185,8 +185,11 @@ impl Writer {
     /// Runs `statements` atomically; returns each statement's affected row count.
     pub async fn write(&self, statements: Vec<Statement>) -> Result<Vec<u64>> {
         let (_in_flight, alone) = InFlight::enter(&self.in_flight);
+        // Every arrival is noted, a write in a crowd too: it keeps the next one from counting
+        // as quiet.
+        let quiet = self.after_quiet();
         if alone
-            && self.after_quiet()
+            && quiet
             && let Some(outcome) = self.commit_inline(&statements)
         {
             return outcome;
