@@ -15,19 +15,19 @@
 //! of the write-ahead log run on a thread of their own (`checkpointer`), not inside a commit.
 //!
 //! A write that comes after a quiet spell (no write for [`QUIET`], none in flight) and finds
-//! the writer thread idle, nothing queued and the connection free, does not wait for the thread
-//! at all: the caller commits it inline, on its own thread, with the same connection (issue 18).
+//! the connection free does not wait for the thread at all: the caller commits it inline, on its
+//! own thread, with the same connection (issue 18).
 //! A commit is tens of microseconds of SQLite's work and a `write(2)` into the page cache
 //! (`synchronous = NORMAL` does not `fsync` a commit in WAL mode); the two hand-offs it saves
 //! (wake the writer, wake the caller's task) cost about as much CPU again in the scheduler,
 //! about nine times per function Turn, on a machine whose CPUs the harness needs. The caller
-//! never waits there: a connection held by the writer thread (or another inline commit), a
-//! queue with jobs in it, or another process's write lock sends the write through the queue,
-//! whose thread waits as before. So a stream of writes still batches, and a caller's task
+//! never waits there: a connection held by the writer thread (or another inline commit), or
+//! another process's write lock, sends the write through the queue, whose thread waits as
+//! before. So a stream of writes still batches, and a caller's task
 //! blocks its thread only for a commit's own work.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -107,9 +107,9 @@ pub struct Writer {
     tx: mpsc::Sender<Job>,
     truncator: Truncator,
     committer: Arc<Mutex<Committer>>,
-    /// The writer thread holds jobs it has not answered yet: a write queues behind them.
-    thread_busy: Arc<AtomicBool>,
-    /// Writes whose callers wait for their answer: a write with others beside it queues.
+    /// Writes whose callers wait for their answer: a write with others beside it queues, so it
+    /// never overtakes one (a job left in the queue by a caller that stopped waiting orders
+    /// nothing, and the connection's mutex keeps it from running at the same time).
     in_flight: Arc<AtomicUsize>,
     /// When the last write arrived, in microseconds since `epoch`: a write that comes within
     /// [`QUIET`] of the one before it queues, so that a stream of writes keeps batching.
@@ -164,18 +164,16 @@ impl Writer {
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         let (checkpoints, truncator) = Checkpointer::start(path, &conn)?;
         let committer = Arc::new(Mutex::new(Committer { conn, checkpoints }));
-        let thread_busy = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel(1024);
-        let (held, busy) = (committer.clone(), thread_busy.clone());
+        let held = committer.clone();
         std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || run(&held, &busy, rx))
+            .spawn(move || run(&held, rx))
             .map_err(|e| StoreError::Batch(format!("the writer thread did not start: {e}")))?;
         Ok(Writer {
             tx,
             truncator,
             committer,
-            thread_busy,
             in_flight: Arc::new(AtomicUsize::new(0)),
             last_arrival: Arc::new(AtomicU64::new(0)),
             epoch: Instant::now(),
@@ -210,13 +208,9 @@ impl Writer {
         now.saturating_sub(before) >= QUIET.as_micros() as u64
     }
 
-    /// Commits `statements` on this thread when the writer thread and its queue are idle (a
-    /// write whose caller stopped waiting may still be there) and the connection is free;
-    /// `None` when the write must go through the queue.
+    /// Commits `statements` on this thread when the connection is free; `None` when the write
+    /// must go through the queue.
     fn commit_inline(&self, statements: &[Statement]) -> Option<Result<Vec<u64>>> {
-        if self.thread_busy.load(Ordering::Acquire) || self.tx.capacity() < self.tx.max_capacity() {
-            return None;
-        }
         let mut held = self.committer.try_lock().ok()?;
         let Committer { conn, checkpoints } = &mut *held;
         if !checkpoints.inline_allowed() {
@@ -262,10 +256,9 @@ pub(crate) fn open_connection(path: &Path) -> rusqlite::Result<Connection> {
 /// The writer thread: until every [`Writer`] is dropped, takes what is waiting (at least one
 /// job, at most [`MAX_BATCH`]) and commits it as one batch; checkpoints are asked for once the
 /// batch's callers are answered.
-fn run(committer: &Mutex<Committer>, busy: &AtomicBool, mut rx: mpsc::Receiver<Job>) {
+fn run(committer: &Mutex<Committer>, mut rx: mpsc::Receiver<Job>) {
     let mut jobs = Vec::with_capacity(MAX_BATCH);
     while let Some(job) = rx.blocking_recv() {
-        busy.store(true, Ordering::Release);
         jobs.push(job);
         while jobs.len() < MAX_BATCH {
             match rx.try_recv() {
@@ -281,8 +274,6 @@ fn run(committer: &Mutex<Committer>, busy: &AtomicBool, mut rx: mpsc::Receiver<J
             let _ = job.reply.send(outcome);
         }
         checkpoints.after_commit(conn, true);
-        drop(held);
-        busy.store(false, Ordering::Release);
     }
 }
 
