@@ -27,8 +27,12 @@ pub const LAUNCHES_PER_CORE: usize = 2;
 /// The default `RuntimeOptions::max_concurrent_launches`: [`LAUNCHES_PER_CORE`] per core the
 /// process may use, at least 2.
 pub fn default_concurrent_launches() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    cores.saturating_mul(LAUNCHES_PER_CORE).max(2)
+    cores().saturating_mul(LAUNCHES_PER_CORE).max(2)
+}
+
+/// The cores this process may use (1 when that cannot be read).
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
 }
 
 /// The default number of threads that run the async work (Core's requests and Sessions, the
@@ -48,8 +52,7 @@ pub fn worker_threads_beside_harnesses(cores: usize) -> usize {
 
 /// [`worker_threads_beside_harnesses`] for the cores this process may use.
 pub fn default_worker_threads_beside_harnesses() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-    worker_threads_beside_harnesses(cores)
+    worker_threads_beside_harnesses(cores())
 }
 
 /// The default `--max-live-harnesses` for this machine.

@@ -7,12 +7,13 @@
 //! `SESSION_TURN_ITERS`, default 30; `SESSION_TURN_WARMUP`, default 2; `SESSION_TURN_GAP_MS`, a
 //! diagnostic pause before every second Turn, default 0; `SESSION_TURN_SUBSCRIBER=none` leaves
 //! out the tracing `serve` installs, to measure what it costs; `SESSION_TURN_INSTRUCTIONS_KB`
-//! gives the Agent that many KiB of instructions on both sides; `SESSION_TURN_WORKER_THREADS`, the
-//! runtime's threads, default `serve`'s with its local Runtime: half the cores, at least 1). It needs the pinned
-//! binary of every selected harness (`SWITCHBOARD_CODEX_BIN` / `SWITCHBOARD_CLAUDE_BIN` or
-//! `scripts/install-harnesses.sh`; `SWITCHBOARD_MINIMAX_CODE_BIN` or `mcode` on `PATH`, which
-//! may be the tests' stand-in `crates/acp/tests/fixtures/mcode_standin.py` behind a launcher)
-//! and exits non-zero, before measuring anything, when one is missing.
+//! gives the Agent that many KiB of instructions on both sides; `SESSION_TURN_WORKER_THREADS`,
+//! the runtime's threads, default `serve`'s with its local Runtime: half the cores, at least 1).
+//! It needs the pinned binary of every selected harness (`SWITCHBOARD_CODEX_BIN` /
+//! `SWITCHBOARD_CLAUDE_BIN` or `scripts/install-harnesses.sh`; `SWITCHBOARD_MINIMAX_CODE_BIN` or
+//! `mcode` on `PATH`, which may be the tests' stand-in
+//! `crates/acp/tests/fixtures/mcode_standin.py` behind a launcher) and exits non-zero, before
+//! measuring anything, when one is missing.
 //!
 //! Both sides run the real native binary (`codex app-server`, `claude -p` over stream-json, or
 //! `mcode acp` with the Session's functions as the loopback MCP server `functions`) against the in-process mock model with its built-in default (call the offered function once,

@@ -83,11 +83,13 @@ impl Published {
         let padded = obfuscate && {
             use rand::Rng;
             let mut rng = rand::rng();
-            let len = rng.random_range(1..=MAX_PAD);
-            let pad: String = (0..len)
-                .map(|_| rng.sample(rand::distr::Alphanumeric) as char)
-                .collect();
-            let member = ["\"obfuscation\":\"", &pad, "\""];
+            // On the stack: a frame is built per reader per event.
+            let mut pad = [0u8; MAX_PAD];
+            let pad = &mut pad[..rng.random_range(1..=MAX_PAD)];
+            pad.iter_mut()
+                .for_each(|b| *b = rng.sample(rand::distr::Alphanumeric));
+            let pad = std::str::from_utf8(pad).unwrap_or_default();
+            let member = ["\"obfuscation\":\"", pad, "\""];
             push_object_led_by(&mut frame, &member, json)
         };
         if !padded {
