@@ -82,7 +82,7 @@ impl PgStore {
     ) -> std::result::Result<Vec<u64>, sqlx::Error> {
         // One statement is its own transaction: no BEGIN and COMMIT round trips.
         if let [s] = statements
-            && s.update.is_none()
+            && s.updates.is_empty()
         {
             let q = sqlx::query_with(s.sql, query::arguments(&s.binds)?);
             return Ok(vec![q.execute(&self.pool).await?.rows_affected()]);
@@ -203,14 +203,14 @@ impl PgStore {
     }
 }
 
-/// Runs one statement of a transaction (its narrow update first, when it has one,
+/// Runs one statement of a transaction (its narrow updates first, when it has them,
 /// [`Statement::update_first`]); its affected row count.
 async fn execute(
     tx: &mut sqlx::Transaction<'_, sqlx::Postgres>,
     s: &Statement,
 ) -> std::result::Result<u64, sqlx::Error> {
-    if let Some(update) = s.update {
-        let updated = sqlx::query_with(update, query::arguments(&s.binds)?)
+    for update in s.updates {
+        let updated = sqlx::query_with(*update, query::arguments(&s.binds)?)
             .execute(&mut **tx)
             .await?
             .rows_affected();

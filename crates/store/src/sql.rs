@@ -203,11 +203,16 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
                     Bind::Text(s.project_id),
                 ],
             )
-            .update_first(
+            // A Turn's start and end change `active_turn_id` (the row enters or leaves the
+            // `sessions_unsettled` index) but not `agent_id`, whose index the upsert would
+            // rewrite all the same.
+            .update_first(&[
                 "UPDATE sessions SET doc = $6 WHERE id = $1 AND project_id = $7 \
                  AND created_at = $2 AND agent_id IS NOT DISTINCT FROM $3 AND metadata = $4 \
                  AND active_turn_id IS NOT DISTINCT FROM $5",
-            ),
+                "UPDATE sessions SET metadata = $4, active_turn_id = $5, doc = $6 \
+                 WHERE id = $1 AND project_id = $7 AND agent_id IS NOT DISTINCT FROM $3",
+            ]),
         );
         statements.extend(agent);
     }
@@ -221,7 +226,7 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
              ON CONFLICT (session_id, id) DO UPDATE SET doc = excluded.doc",
             texts([t.id, t.session_id, t.doc]),
         )
-        .update_first("UPDATE turns SET doc = $3 WHERE session_id = $2 AND id = $1")
+        .update_first(&["UPDATE turns SET doc = $3 WHERE session_id = $2 AND id = $1"])
     }));
     statements.extend(w.items.into_iter().map(|i| {
         Statement::new(
@@ -230,9 +235,9 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
              doc = excluded.doc",
             texts([i.id, i.session_id, i.turn_id, i.doc]),
         )
-        .update_first(
+        .update_first(&[
             "UPDATE items SET doc = $4 WHERE session_id = $2 AND id = $1 AND turn_id = $3",
-        )
+        ])
     }));
     statements.extend(w.calls.into_iter().map(|c| {
         Statement::new(
@@ -241,9 +246,9 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
              doc = excluded.doc",
             texts([c.session_id, c.call_id, c.turn_id, c.doc]),
         )
-        .update_first(
+        .update_first(&[
             "UPDATE calls SET doc = $4 WHERE session_id = $1 AND call_id = $2 AND turn_id = $3",
-        )
+        ])
     }));
     if let Some(k) = w.create_key {
         statements.push(Statement::new(

@@ -53,9 +53,10 @@ pub enum Bind {
 pub struct Statement {
     pub sql: &'static str,
     pub binds: Vec<Bind>,
-    /// A narrow `UPDATE` of the row `sql` upserts, run first with the same binds; `sql` runs
-    /// only when it changed no row ([`Statement::update_first`]).
-    pub update: Option<&'static str>,
+    /// Narrow `UPDATE`s of the row `sql` upserts, tried in order with the same binds before
+    /// it: the first that changes a row ends the statement, and `sql` runs only when none did
+    /// ([`Statement::update_first`]).
+    pub updates: &'static [&'static str],
 }
 
 impl Statement {
@@ -63,20 +64,21 @@ impl Statement {
         Statement {
             sql,
             binds,
-            update: None,
+            updates: &[],
         }
     }
 
-    /// Runs `update` before this upsert, and the upsert only when `update` changed no row.
+    /// Tries `updates`, in order, before this upsert, and the upsert only when none of them
+    /// changed a row.
     ///
     /// Most writes of a Session's rows rewrite a row that is there already, and change only its
     /// document. An upsert that sets every column rewrites every index holding one of them (and,
     /// on a table with `AUTOINCREMENT`, `sqlite_sequence`) even when their values are the same:
-    /// three or four pages in the write-ahead log for a one-page change. `update` sets only the
-    /// document, and only where the other columns already hold the bound values, so a row that
-    /// is new, or whose keys change, still goes through the upsert.
-    pub fn update_first(mut self, update: &'static str) -> Self {
-        self.update = Some(update);
+    /// three or four pages in the write-ahead log for a one-page change. Each update sets fewer
+    /// columns than the upsert, and only where the others already hold the bound values, so a
+    /// row that is new, or whose keys change, still goes through the upsert.
+    pub fn update_first(mut self, updates: &'static [&'static str]) -> Self {
+        self.updates = updates;
         self
     }
 }
@@ -351,9 +353,9 @@ fn run_statements(conn: &Connection, statements: &[Statement]) -> rusqlite::Resu
     statements.iter().map(|s| execute(conn, s)).collect()
 }
 
-/// Runs one statement (its narrow update first, when it has one); its affected row count.
+/// Runs one statement (its narrow updates first, when it has them); its affected row count.
 fn execute(conn: &Connection, s: &Statement) -> rusqlite::Result<u64> {
-    if let Some(update) = s.update {
+    for update in s.updates {
         let updated = execute_sql(conn, update, &s.binds)?;
         if updated > 0 {
             return Ok(updated);

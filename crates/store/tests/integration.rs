@@ -17,6 +17,7 @@ mod projects_migration;
 mod session_create_keys;
 mod session_events;
 mod session_gauges;
+mod session_row_pages;
 mod sessions_atomic;
 mod sessions_delete;
 mod sessions_filter;

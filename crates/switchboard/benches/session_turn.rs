@@ -8,7 +8,9 @@
 //! diagnostic pause before every second Turn, default 0; `SESSION_TURN_SUBSCRIBER=none` leaves
 //! out the tracing `serve` installs, to measure what it costs; `SESSION_TURN_INSTRUCTIONS_KB`
 //! gives the Agent that many KiB of instructions on both sides; `SESSION_TURN_WORKER_THREADS`,
-//! the runtime's threads, default `serve`'s with its local Runtime: half the cores, at least 1).
+//! the runtime's threads, default `serve`'s with its local Runtime: half the cores, at least 1;
+//! `SESSION_TURN_JOURNAL`, a file that gets the mock's journal, every model request of every
+//! side, as JSON lines).
 //! It needs the pinned binary of every selected harness (`SWITCHBOARD_CODEX_BIN` /
 //! `SWITCHBOARD_CLAUDE_BIN` or `scripts/install-harnesses.sh`; `SWITCHBOARD_MINIMAX_CODE_BIN` or
 //! `mcode` on `PATH`, which may be the tests' stand-in
@@ -368,7 +370,12 @@ async fn run(harnesses: &[Harness], iters: usize, warmup: usize, traced: bool) -
             }
         }
     }
-    let model = MockModel::start(MockConfig::loopback())
+    let mut config = MockConfig::loopback();
+    if let Ok(path) = std::env::var("SESSION_TURN_JOURNAL") {
+        // Every model request of every side, to compare what the harness sent on each.
+        config = config.with_journal_path(path);
+    }
+    let model = MockModel::start(config)
         .await
         .expect("starting the mock model");
     let (core_root, _) = start_core(dir.path(), "core", &model, 0, false).await;
