@@ -69,8 +69,11 @@
 //! Direct and switchboard iterations alternate (ABBA) so drift hits both alike; only ratios and
 //! differences within this run mean anything. The two headline figures carry a 95 % bootstrap
 //! interval: with 30 Turns a side a p50 moves by several percent from run to run, so a target
-//! is called met (or not) only when the whole interval lies on one side of it. The harnesses
-//! run one after the other, each with its own warm-up and its own table.
+//! is called met (or not) only when the whole interval lies on one side of it. Each is also
+//! given "paired by iteration": the interval from resampling iterations with both their Turns,
+//! which keeps the pairs the alternation measured (for comparison; the verdict is the first's,
+//! which treats the sides as independent). The harnesses run one after the other, each with its
+//! own warm-up and its own table.
 
 // A bench stops loudly on a failed setup.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -82,7 +85,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{Cpu, Sse, env_usize, interval, ms, percentile};
+use support::{Cpu, Sse, env_usize, interval, ms, paired_interval, percentile};
 use switchboard_acp::{AcpAdapter, MINIMAX_CODE};
 use switchboard_claude::ClaudeAdapter;
 use switchboard_codex::CodexAdapter;
@@ -1276,8 +1279,18 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         let s = format!("{s50:.1} / {s90:.1} ms");
         println!("{name:<44} {d:>22} {s:>22} {ratio:>9.3}  {target}");
         if headline {
-            let range = interval(&values(direct, pick), &values(switchboard, pick), p50_ratio);
-            println!("{:<44} {:>56}  {}", "", "", judged(range, TARGET_RATIO));
+            let (d, s) = (values(direct, pick), values(switchboard, pick));
+            println!(
+                "{:<44} {:>56}  {}",
+                "",
+                "",
+                judged(interval(&d, &s, p50_ratio), TARGET_RATIO)
+            );
+            let (low, high) = paired_interval(&d, &s, p50_ratio);
+            println!(
+                "{:<44} {:>56}  paired by iteration: {low:.3}–{high:.3}",
+                "", ""
+            );
         }
     }
     if !warm.is_empty() {
@@ -1334,12 +1347,18 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         let a = format!("{added:.2} ms");
         println!("{name:<44} {d:>22} {s:>22} {a:>9}  {target}");
         if headline {
-            let range = interval(&values(direct, pick), &values(switchboard, pick), p50_diff);
+            let (d, s) = (values(direct, pick), values(switchboard, pick));
+            let range = interval(&d, &s, p50_diff);
             println!(
                 "{:<44} {:>56}  {} (ms)",
                 "",
                 "",
                 judged(range, TARGET_ADDED_MS)
+            );
+            let (low, high) = paired_interval(&d, &s, p50_diff);
+            println!(
+                "{:<44} {:>56}  paired by iteration: {low:.3}–{high:.3} (ms)",
+                "", ""
             );
         }
     }

@@ -236,9 +236,48 @@ pub fn interval(
     b: &[Duration],
     stat: fn(&[Duration], &[Duration]) -> f64,
 ) -> (f64, f64) {
+    bootstrap(
+        |draw| {
+            let ra = (0..a.len()).map(|_| a[draw(a.len())]).collect();
+            let rb = (0..b.len()).map(|_| b[draw(b.len())]).collect();
+            (ra, rb)
+        },
+        stat,
+    )
+}
+
+/// As [`interval`], for samples taken in pairs (`a[i]` and `b[i]` from the same iteration,
+/// back to back): iterations are resampled, each with both of its samples, so what drifts
+/// across a run (the host's load) stays paired as it was measured.
+#[allow(dead_code)] // `session_turn`'s
+pub fn paired_interval(
+    a: &[Duration],
+    b: &[Duration],
+    stat: fn(&[Duration], &[Duration]) -> f64,
+) -> (f64, f64) {
+    let n = a.len().min(b.len());
+    bootstrap(
+        |draw| {
+            (0..n)
+                .map(|_| {
+                    let i = draw(n);
+                    (a[i], b[i])
+                })
+                .unzip()
+        },
+        stat,
+    )
+}
+
+/// The 2.5th and 97.5th percentiles of `stat` over [`RESAMPLES`] resamples made by `resample`,
+/// which draws indices below its argument with the given function.
+fn bootstrap(
+    mut resample: impl FnMut(&mut dyn FnMut(usize) -> usize) -> (Vec<Duration>, Vec<Duration>),
+    stat: fn(&[Duration], &[Duration]) -> f64,
+) -> (f64, f64) {
     // splitmix64: enough for drawing indices, and no dependency.
     let mut seed: u64 = 0x5eed_5eed_5eed_5eed;
-    let mut next = move |n: usize| {
+    let mut draw = move |n: usize| {
         seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = seed;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -247,8 +286,7 @@ pub fn interval(
     };
     let mut stats = Vec::with_capacity(RESAMPLES);
     for _ in 0..RESAMPLES {
-        let mut ra: Vec<Duration> = (0..a.len()).map(|_| a[next(a.len())]).collect();
-        let mut rb: Vec<Duration> = (0..b.len()).map(|_| b[next(b.len())]).collect();
+        let (mut ra, mut rb) = resample(&mut draw);
         ra.sort_unstable();
         rb.sort_unstable();
         stats.push(stat(&ra, &rb));
