@@ -21,7 +21,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -82,28 +81,9 @@ def classify(stack):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    switchboard, codex = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    turns = int(sys.argv[3]) if len(sys.argv) > 3 else 60
-    work = tempfile.mkdtemp(prefix="turn-cpu-profile-")
-    mock_port, port = probe.free_port(), probe.free_port()
-    mock = subprocess.Popen([switchboard, "mock-model", "--listen", f"127.0.0.1:{mock_port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    env = dict(os.environ, SWITCHBOARD_API_KEY=probe.KEY, SWITCHBOARD_CODEX_BIN=codex)
-    serve = subprocess.Popen(
-        [switchboard, "serve", "--data-dir", f"{work}/data", "--listen", f"127.0.0.1:{port}",
-         "--model-provider-url", f"http://127.0.0.1:{mock_port}/v1", "--model-provider-key", "unused",
-         "--warm-harnesses", "0", "--no-install"],
-        env=env, stdout=subprocess.DEVNULL, stderr=open(f"{work}/serve.log", "w"))
+    switchboard, codex, turns, work = probe.arguments(60, "turn-cpu-profile-", __doc__)
     perf_data = f"{work}/perf.data"
-    try:
-        probe.wait_ready(port)
-        first = probe.events(port, "/v1/agents/sessions", {
-            "environment": {"type": "none"}, "agent": probe.agent(),
-            "input": "Weather in Paris?", "stream": True})
-        session_id = probe.turn(port, first, None, 0)
-        probe.prepared_turns(port, session_id, 3)
+    with probe.scenario(switchboard, codex, work) as (serve, port, session_id):
         recorder = subprocess.Popen(
             ["perf", "record", "-F", "4000", "--call-graph", "dwarf,32768", "-o", perf_data,
              "-p", str(serve.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -111,11 +91,6 @@ def main():
         probe.prepared_turns(port, session_id, turns)
         recorder.send_signal(2)
         recorder.wait()
-    finally:
-        serve.terminate()
-        mock.terminate()
-        serve.wait()
-        mock.wait()
     tasks, subsystems, total = collections.Counter(), collections.Counter(), 0
     for stack in samples(perf_data):
         task, subsystem = classify(stack)

@@ -16,6 +16,7 @@ functions by self cost. User space only: the kernel's share (syscalls, wake-ups)
 Needs valgrind (`callgrind_control`) on PATH; the profile is left in the temporary directory.
 """
 import collections
+import contextlib
 import glob
 import http.client
 import json
@@ -112,6 +113,46 @@ def wait_ready(port, deadline=300):
     sys.exit("serve never became ready")
 
 
+def arguments(default_turns, prefix, doc):
+    """SWITCHBOARD_BIN, CODEX_BIN and TURNS from the command line (`doc` when they are missing),
+    and a new work directory named after `prefix`."""
+    if len(sys.argv) < 3:
+        sys.exit(doc)
+    switchboard, codex = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    turns = int(sys.argv[3]) if len(sys.argv) > 3 else default_turns
+    return switchboard, codex, turns, tempfile.mkdtemp(prefix=prefix)
+
+
+@contextlib.contextmanager
+def scenario(switchboard, codex, work, wrapper=()):
+    """The mock model and `serve` (behind `wrapper`, a command prefix) in `work`, a Session made
+    and warmed up by its first Turn and three prepared Turns; yields (serve, port, session ID)
+    and stops both processes afterwards."""
+    mock_port, port = free_port(), free_port()
+    mock = subprocess.Popen([switchboard, "mock-model", "--listen", f"127.0.0.1:{mock_port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = dict(os.environ, SWITCHBOARD_API_KEY=KEY, SWITCHBOARD_CODEX_BIN=codex)
+    serve = subprocess.Popen(
+        [*wrapper, switchboard, "serve",
+         "--data-dir", f"{work}/data", "--listen", f"127.0.0.1:{port}",
+         "--model-provider-url", f"http://127.0.0.1:{mock_port}/v1", "--model-provider-key", "unused",
+         "--warm-harnesses", "0", "--no-install"],
+        env=env, stdout=subprocess.DEVNULL, stderr=open(f"{work}/serve.log", "w"))
+    try:
+        wait_ready(port)
+        first = events(port, "/v1/agents/sessions", {
+            "environment": {"type": "none"}, "agent": agent(),
+            "input": "Weather in Paris?", "stream": True})
+        session_id = turn(port, first, None, 0)
+        prepared_turns(port, session_id, 3)
+        yield serve, port, session_id
+    finally:
+        serve.terminate()
+        mock.terminate()
+        serve.wait()
+        mock.wait()
+
+
 def self_costs(profile):
     """Self instruction counts by function name from a callgrind profile (calls excluded)."""
     names, costs, current, in_call = {}, collections.Counter(), None, False
@@ -135,29 +176,10 @@ def self_costs(profile):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    switchboard, codex = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    turns = int(sys.argv[3]) if len(sys.argv) > 3 else 40
-    work = tempfile.mkdtemp(prefix="turn-instructions-")
-    mock_port, port = free_port(), free_port()
-    mock = subprocess.Popen([switchboard, "mock-model", "--listen", f"127.0.0.1:{mock_port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    env = dict(os.environ, SWITCHBOARD_API_KEY=KEY, SWITCHBOARD_CODEX_BIN=codex)
-    serve = subprocess.Popen(
-        ["valgrind", "--tool=callgrind", "--trace-children=no",
-         f"--callgrind-out-file={work}/callgrind.out.%p", switchboard, "serve",
-         "--data-dir", f"{work}/data", "--listen", f"127.0.0.1:{port}",
-         "--model-provider-url", f"http://127.0.0.1:{mock_port}/v1", "--model-provider-key", "unused",
-         "--warm-harnesses", "0", "--no-install"],
-        env=env, stdout=subprocess.DEVNULL, stderr=open(f"{work}/serve.log", "w"))
-    try:
-        wait_ready(port)
-        first = events(port, "/v1/agents/sessions", {
-            "environment": {"type": "none"}, "agent": agent(),
-            "input": "Weather in Paris?", "stream": True})
-        session_id = turn(port, first, None, 0)
-        prepared_turns(port, session_id, 3)
+    switchboard, codex, turns, work = arguments(40, "turn-instructions-", __doc__)
+    callgrind = ("valgrind", "--tool=callgrind", "--trace-children=no",
+                 f"--callgrind-out-file={work}/callgrind.out.%p")
+    with scenario(switchboard, codex, work, callgrind) as (serve, port, session_id):
         subprocess.run(["callgrind_control", "-z", str(serve.pid)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         prepared_turns(port, session_id, turns)
         subprocess.run(["callgrind_control", "-d", str(serve.pid)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -166,17 +188,11 @@ def main():
             if os.path.exists(profile):
                 break
             time.sleep(0.1)
-        costs = self_costs(profile)
-        total = sum(costs.values())
-        print(f"serve: {total / turns:,.0f} instructions per prepared Turn ({turns} Turns; profile {profile})")
-        for name, cost in costs.most_common(15):
-            print(f"{cost / turns:12,.0f} {100 * cost / total:5.1f}%  {name[:110]}")
-    finally:
-        serve.terminate()
-        mock.terminate()
-        serve.wait()
-        mock.wait()
-
+    costs = self_costs(profile)
+    total = sum(costs.values())
+    print(f"serve: {total / turns:,.0f} instructions per prepared Turn ({turns} Turns; profile {profile})")
+    for name, cost in costs.most_common(15):
+        print(f"{cost / turns:12,.0f} {100 * cost / total:5.1f}%  {name[:110]}")
 
 if __name__ == "__main__":
     main()

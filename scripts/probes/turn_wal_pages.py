@@ -4,7 +4,7 @@
 Usage: turn_wal_pages.py SWITCHBOARD_BIN CODEX_BIN [TURNS]   (TURNS defaults to 2)
 
 Starts the mock model and `serve` in a temporary data directory (the same scenario as
-`turn_instructions.py`: one Session, its first Turn and two prepared Turns to warm up), notes
+`turn_instructions.py`: one Session, its first Turn and three prepared Turns to warm up), notes
 where the write-ahead log ends, runs TURNS prepared Turns, copies the database with its log and
 stops `serve`. It then reads the log's frames of the current generation past that point (each
 frame is one page; a frame with a database size set ends a commit) and names each page's
@@ -17,9 +17,7 @@ import os
 import shutil
 import sqlite3
 import struct
-import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -62,40 +60,15 @@ def settle(path, seconds=5.0):
 
 
 def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    switchboard, codex = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    turns = int(sys.argv[3]) if len(sys.argv) > 3 else 2
-    work = tempfile.mkdtemp(prefix="turn-wal-pages-")
-    data = f"{work}/data"
-    mock_port, port = probe.free_port(), probe.free_port()
-    mock = subprocess.Popen([switchboard, "mock-model", "--listen", f"127.0.0.1:{mock_port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    env = dict(os.environ, SWITCHBOARD_API_KEY=probe.KEY, SWITCHBOARD_CODEX_BIN=codex)
-    serve = subprocess.Popen(
-        [switchboard, "serve", "--data-dir", data, "--listen", f"127.0.0.1:{port}",
-         "--model-provider-url", f"http://127.0.0.1:{mock_port}/v1", "--model-provider-key", "unused",
-         "--warm-harnesses", "0", "--no-install"],
-        env=env, stdout=subprocess.DEVNULL, stderr=open(f"{work}/serve.log", "w"))
-    db = f"{data}/switchboard.sqlite"
-    try:
-        probe.wait_ready(port)
-        first = probe.events(port, "/v1/agents/sessions", {
-            "environment": {"type": "none"}, "agent": probe.agent(),
-            "input": "Weather in Paris?", "stream": True})
-        session_id = probe.turn(port, first, None, 0)
-        probe.prepared_turns(port, session_id, 2)
+    switchboard, codex, turns, work = probe.arguments(2, "turn-wal-pages-", __doc__)
+    db = f"{work}/data/switchboard.sqlite"
+    with probe.scenario(switchboard, codex, work) as (_, port, session_id):
         settle(f"{db}-wal")
         start = os.path.getsize(f"{db}-wal")
         probe.prepared_turns(port, session_id, turns)
         settle(f"{db}-wal")
         for suffix in ("", "-wal", "-shm"):
             shutil.copy(f"{db}{suffix}", f"{work}/copy.sqlite{suffix}")
-    finally:
-        serve.terminate()
-        mock.terminate()
-        serve.wait()
-        mock.wait()
     with open(f"{work}/copy.sqlite-wal", "rb") as f:
         wal = f.read()
     names = owners(f"{work}/copy.sqlite")
