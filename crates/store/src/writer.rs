@@ -23,8 +23,8 @@
 //! about nine times per function Turn, on a machine whose CPUs the harness needs. The caller
 //! never waits there: a connection held by the writer thread (or another inline commit), or
 //! another process's write lock, sends the write through the queue, whose thread waits as
-//! before. So a stream of writes still batches, and a caller's task
-//! blocks its thread only for a commit's own work.
+//! before. So a stream of writes still batches, and a caller's task blocks its thread only for
+//! a commit's own work.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

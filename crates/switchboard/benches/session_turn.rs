@@ -1239,6 +1239,24 @@ fn judged(interval: (f64, f64), target: f64) -> String {
     format!("95% {low:.3}–{high:.3}: {verdict}")
 }
 
+/// A headline figure's two 95 % intervals, under its row: the independent one with its verdict
+/// ([`judged`]), and the paired one for comparison; `unit` follows each.
+fn print_intervals(
+    direct: &[Duration],
+    switchboard: &[Duration],
+    stat: fn(&[Duration], &[Duration]) -> f64,
+    target: f64,
+    unit: &str,
+) {
+    let range = interval(direct, switchboard, stat);
+    println!("{:<44} {:>56}  {}{unit}", "", "", judged(range, target));
+    let (low, high) = paired_interval(direct, switchboard, stat);
+    println!(
+        "{:<44} {:>56}  paired by iteration: {low:.3}–{high:.3}{unit}",
+        "", ""
+    );
+}
+
 /// The p50s of two sorted samples: their ratio, and their difference in ms.
 fn p50_ratio(a: &[Duration], b: &[Duration]) -> f64 {
     ms(percentile(b, 0.5)) / ms(percentile(a, 0.5))
@@ -1280,17 +1298,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         println!("{name:<44} {d:>22} {s:>22} {ratio:>9.3}  {target}");
         if headline {
             let (d, s) = (values(direct, pick), values(switchboard, pick));
-            println!(
-                "{:<44} {:>56}  {}",
-                "",
-                "",
-                judged(interval(&d, &s, p50_ratio), TARGET_RATIO)
-            );
-            let (low, high) = paired_interval(&d, &s, p50_ratio);
-            println!(
-                "{:<44} {:>56}  paired by iteration: {low:.3}–{high:.3}",
-                "", ""
-            );
+            print_intervals(&d, &s, p50_ratio, TARGET_RATIO, "");
         }
     }
     if !warm.is_empty() {
@@ -1348,18 +1356,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         println!("{name:<44} {d:>22} {s:>22} {a:>9}  {target}");
         if headline {
             let (d, s) = (values(direct, pick), values(switchboard, pick));
-            let range = interval(&d, &s, p50_diff);
-            println!(
-                "{:<44} {:>56}  {} (ms)",
-                "",
-                "",
-                judged(range, TARGET_ADDED_MS)
-            );
-            let (low, high) = paired_interval(&d, &s, p50_diff);
-            println!(
-                "{:<44} {:>56}  paired by iteration: {low:.3}–{high:.3} (ms)",
-                "", ""
-            );
+            print_intervals(&d, &s, p50_diff, TARGET_ADDED_MS, " (ms)");
         }
     }
     // Where the prepared-Session Turn's time goes; medians of segments need not add up to the
