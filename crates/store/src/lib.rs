@@ -17,6 +17,7 @@ pub mod key_check;
 pub mod notify;
 pub mod page;
 pub mod postgres;
+mod rows;
 pub mod sessions;
 pub mod sqlite;
 pub mod subagents;

@@ -25,6 +25,9 @@ mod query;
 mod subagents;
 mod vaults;
 
+use crate::rows::{
+    agent, api_key, call, environment, idempotency, item, project, session, trace, turn,
+};
 use crate::sql::{self, put_environment};
 use crate::writer::{Bind, Statement};
 use crate::{
@@ -237,106 +240,6 @@ fn two(id: &str, project: &str) -> Vec<Bind> {
     vec![Bind::Text(id.to_owned()), Bind::Text(project.to_owned())]
 }
 
-fn project(row: &PgRow) -> ProjectRecord {
-    ProjectRecord {
-        id: row.get("id"),
-        name: row.get("name"),
-        created_at: row.get("created_at"),
-        archived_at: row.get("archived_at"),
-    }
-}
-
-fn api_key(row: &PgRow) -> ApiKeyRecord {
-    ApiKeyRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        digest: row.get("digest"),
-        hint: row.get("hint"),
-        created_at: row.get("created_at"),
-        revoked_at: row.get("revoked_at"),
-    }
-}
-
-fn agent(row: &PgRow) -> AgentRecord {
-    AgentRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        created_at: row.get("created_at"),
-        updated_at: row.get("updated_at"),
-        config: row.get("config"),
-    }
-}
-
-fn session(row: &PgRow) -> SessionRecord {
-    SessionRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        created_at: row.get("created_at"),
-        agent_id: row.get("agent_id"),
-        metadata: row.get("metadata"),
-        active_turn_id: row.get("active_turn_id"),
-        doc: row.get("doc"),
-        agent: row.get("agent"),
-    }
-}
-
-fn environment(row: &PgRow) -> EnvironmentRecord {
-    EnvironmentRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        created_at: row.get("created_at"),
-        kind: row.get("kind"),
-        enrollment_digest: row.get("enrollment_digest"),
-        credential_digest: row.get("credential_digest"),
-        doc: row.get("doc"),
-    }
-}
-
-fn trace(row: &PgRow) -> crate::TraceRecord {
-    crate::TraceRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        turn_doc: row.get("turn_doc"),
-        spans: row.get("spans"),
-    }
-}
-
-fn turn(row: &PgRow) -> TurnRecord {
-    TurnRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        doc: row.get("doc"),
-    }
-}
-
-fn item(row: &PgRow) -> ItemRecord {
-    ItemRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        turn_id: row.get("turn_id"),
-        doc: row.get("doc"),
-    }
-}
-
-fn call(row: &PgRow) -> CallRecord {
-    CallRecord {
-        session_id: row.get("session_id"),
-        call_id: row.get("call_id"),
-        turn_id: row.get("turn_id"),
-        doc: row.get("doc"),
-    }
-}
-
-fn idempotency(row: &PgRow) -> IdempotencyRecord {
-    IdempotencyRecord {
-        session_id: row.get("session_id"),
-        project_id: row.get("project_id"),
-        key: row.get("key"),
-        fingerprint: row.get("fingerprint"),
-        created_at: row.get("created_at"),
-    }
-}
-
 fn deletion(row: &PgRow) -> DeletionRecord {
     DeletionRecord {
         session_id: row.get("session_id"),
@@ -355,9 +258,6 @@ fn metadata_pair(sql: &'static str, k: &str, v: &str) -> Cond {
     Cond::new(sql, [Bind::Text(k.to_owned()), Bind::Text(v.to_owned())])
 }
 
-/// The upsert of an Environment row; an existing row keeps `seq`, `created_at` and its digests
-/// (they change only through the conditional enrollment writes). A row of another
-/// Project is left alone.
 #[async_trait]
 impl Store for PgStore {
     async fn insert_project(&self, p: &ProjectRecord) -> Result<()> {

@@ -279,6 +279,10 @@ pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {
     statements
 }
 
+/// The upsert of an Environment row; `seq` and `created_at` stay those of the first insert.
+/// An existing row keeps its digests: they change only through the conditional enrollment
+/// writes (`exchange_enrollment`, `set_enrollment_digest`), so a document update that read
+/// the row before an exchange can never undo it. A row of another Project is left alone.
 pub(crate) fn put_environment(e: &EnvironmentRecord) -> Statement {
     Statement::new(
         "INSERT INTO environments \

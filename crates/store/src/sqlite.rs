@@ -18,6 +18,9 @@ mod key_check;
 mod subagents;
 mod vaults;
 
+use crate::rows::{
+    agent, api_key, call, environment, idempotency, item, project, session, trace, turn,
+};
 use crate::sql::{self, Cond, Listing, Sql, of_project, of_session, put_environment};
 use crate::writer::{Bind, Statement, Writer};
 use crate::{
@@ -121,36 +124,6 @@ fn query(sql: &Sql) -> Result<sqlx::query::Query<'_, sqlx::Sqlite, SqliteArgumen
     ))
 }
 
-fn project(row: &SqliteRow) -> ProjectRecord {
-    ProjectRecord {
-        id: row.get("id"),
-        name: row.get("name"),
-        created_at: row.get("created_at"),
-        archived_at: row.get("archived_at"),
-    }
-}
-
-fn api_key(row: &SqliteRow) -> ApiKeyRecord {
-    ApiKeyRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        digest: row.get("digest"),
-        hint: row.get("hint"),
-        created_at: row.get("created_at"),
-        revoked_at: row.get("revoked_at"),
-    }
-}
-
-fn agent(row: &SqliteRow) -> AgentRecord {
-    AgentRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        created_at: row.get("created_at"),
-        updated_at: row.get("updated_at"),
-        config: row.get("config"),
-    }
-}
-
 /// A fixed query on a Session's child row: `$1` binds the Session, `$2` the row's key, `$3`
 /// the Project (the query must hold [`SESSION_IN_PROJECT`]).
 fn in_session<'q>(
@@ -167,80 +140,6 @@ fn in_session<'q>(
 /// Child rows follow their Session, so this is how a foreign Project's Session is absent.
 const SESSION_IN_PROJECT: &str =
     "session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-
-fn session(row: &SqliteRow) -> SessionRecord {
-    SessionRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        created_at: row.get("created_at"),
-        agent_id: row.get("agent_id"),
-        metadata: row.get("metadata"),
-        active_turn_id: row.get("active_turn_id"),
-        doc: row.get("doc"),
-        agent: row.get("agent"),
-    }
-}
-
-fn environment(row: &SqliteRow) -> EnvironmentRecord {
-    EnvironmentRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        created_at: row.get("created_at"),
-        kind: row.get("kind"),
-        enrollment_digest: row.get("enrollment_digest"),
-        credential_digest: row.get("credential_digest"),
-        doc: row.get("doc"),
-    }
-}
-
-/// The upsert of an Environment row; `seq` and `created_at` stay those of the first insert.
-/// An existing row keeps its digests: they change only through the conditional enrollment
-/// writes (`exchange_enrollment`, `set_enrollment_digest`), so a document update that read
-/// the row before an exchange can never undo it. A row of another Project is left alone.
-fn trace(row: &SqliteRow) -> crate::TraceRecord {
-    crate::TraceRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        turn_doc: row.get("turn_doc"),
-        spans: row.get("spans"),
-    }
-}
-
-fn turn(row: &SqliteRow) -> TurnRecord {
-    TurnRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        doc: row.get("doc"),
-    }
-}
-
-fn item(row: &SqliteRow) -> ItemRecord {
-    ItemRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        turn_id: row.get("turn_id"),
-        doc: row.get("doc"),
-    }
-}
-
-fn call(row: &SqliteRow) -> CallRecord {
-    CallRecord {
-        session_id: row.get("session_id"),
-        call_id: row.get("call_id"),
-        turn_id: row.get("turn_id"),
-        doc: row.get("doc"),
-    }
-}
-
-fn idempotency(row: &SqliteRow) -> IdempotencyRecord {
-    IdempotencyRecord {
-        project_id: row.get("project_id"),
-        session_id: row.get("session_id"),
-        key: row.get("key"),
-        fingerprint: row.get("fingerprint"),
-        created_at: row.get("created_at"),
-    }
-}
 
 #[async_trait]
 impl Store for SqliteStore {

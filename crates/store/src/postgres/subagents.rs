@@ -2,41 +2,13 @@
 //! tables, and the statements a [`crate::SessionWrite`] adds for them.
 
 use async_trait::async_trait;
-use sqlx::Row;
-use sqlx::postgres::PgRow;
 
 use super::PgStore;
 use super::query::{Cond, Listing, of_session, page};
+use crate::rows::{child_item, child_turn, subagent};
 use crate::subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
 use crate::writer::Bind;
 use crate::{Page, PageQuery, Result};
-
-fn subagent(row: &PgRow) -> SubagentRecord {
-    SubagentRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        doc: row.get("doc"),
-    }
-}
-
-fn child_turn(row: &PgRow) -> ChildTurnRecord {
-    ChildTurnRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        subagent_id: row.get("subagent_id"),
-        doc: row.get("doc"),
-    }
-}
-
-fn child_item(row: &PgRow) -> ChildItemRecord {
-    ChildItemRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        subagent_id: row.get("subagent_id"),
-        turn_id: row.get("turn_id"),
-        doc: row.get("doc"),
-    }
-}
 
 /// One Subagent's rows of a Session.
 fn of_subagent(project: &str, session_id: &str, subagent_id: &str) -> Vec<Cond> {

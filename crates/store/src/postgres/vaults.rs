@@ -1,37 +1,13 @@
 //! [`VaultStore`] on PostgreSQL: the `vaults` and `vault_credentials` tables.
 
 use async_trait::async_trait;
-use sqlx::Row;
-use sqlx::postgres::PgRow;
 
 use super::query::{Cond, Listing, of_project, page};
 use super::{PgStore, metadata_pair};
+use crate::rows::{credential, vault};
 use crate::vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
 use crate::writer::{Bind, Statement};
 use crate::{Page, PageQuery, Result};
-
-fn vault(row: &PgRow) -> VaultRecord {
-    VaultRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        created_at: row.get("created_at"),
-        status: row.get("status"),
-        metadata: row.get("metadata"),
-        doc: row.get("doc"),
-    }
-}
-
-fn credential(row: &PgRow) -> CredentialRecord {
-    CredentialRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        vault_id: row.get("vault_id"),
-        created_at: row.get("created_at"),
-        status: row.get("status"),
-        metadata: row.get("metadata"),
-        doc: row.get("doc"),
-    }
-}
 
 /// The filter conditions on a table with `status` and `metadata` columns.
 fn conditions(f: &VaultFilter, vaults: bool) -> Vec<Cond> {

@@ -2,40 +2,12 @@
 //! and the statements a [`crate::SessionWrite`] adds for them.
 
 use async_trait::async_trait;
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 
 use super::{Cond, Listing, SqliteStore, in_session, of_session};
+use crate::rows::{child_item, child_turn, subagent};
 use crate::subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
 use crate::writer::Bind;
 use crate::{Page, PageQuery, Result};
-
-fn subagent(row: &SqliteRow) -> SubagentRecord {
-    SubagentRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        doc: row.get("doc"),
-    }
-}
-
-fn child_turn(row: &SqliteRow) -> ChildTurnRecord {
-    ChildTurnRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        subagent_id: row.get("subagent_id"),
-        doc: row.get("doc"),
-    }
-}
-
-fn child_item(row: &SqliteRow) -> ChildItemRecord {
-    ChildItemRecord {
-        id: row.get("id"),
-        session_id: row.get("session_id"),
-        subagent_id: row.get("subagent_id"),
-        turn_id: row.get("turn_id"),
-        doc: row.get("doc"),
-    }
-}
 
 /// One Subagent's rows of a Session.
 fn of_subagent(project: &str, session_id: &str, subagent_id: &str) -> Vec<Cond> {

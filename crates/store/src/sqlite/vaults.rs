@@ -1,36 +1,12 @@
 //! [`VaultStore`] on SQLite: the `vaults` and `vault_credentials` tables.
 
 use async_trait::async_trait;
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 
 use super::{Cond, Listing, SqliteStore, of_project};
+use crate::rows::{credential, vault};
 use crate::vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
 use crate::writer::{Bind, Statement};
 use crate::{Page, PageQuery, Result};
-
-fn vault(row: &SqliteRow) -> VaultRecord {
-    VaultRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        created_at: row.get("created_at"),
-        status: row.get("status"),
-        metadata: row.get("metadata"),
-        doc: row.get("doc"),
-    }
-}
-
-fn credential(row: &SqliteRow) -> CredentialRecord {
-    CredentialRecord {
-        id: row.get("id"),
-        project_id: row.get("project_id"),
-        vault_id: row.get("vault_id"),
-        created_at: row.get("created_at"),
-        status: row.get("status"),
-        metadata: row.get("metadata"),
-        doc: row.get("doc"),
-    }
-}
 
 /// The filter conditions on a table with `status` and `metadata` columns. The metadata pairs
 /// match the stored object with `json_each`, as the Session list does.
