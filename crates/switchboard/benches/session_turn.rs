@@ -52,7 +52,10 @@
 //! which spawns codex. Before each of its iterations the bench waits, untimed, until the pool
 //! holds a ready process (the Runtime's `Warmed` notice), as a Runtime between two Sessions
 //! would; an iteration whose Session was not bound to a warm process (`BoundWarm`) stops the
-//! bench, so the row never mixes cold starts in.
+//! bench, so the row never mixes cold starts in. Its second Turn, run once the pool has refilled
+//! (untimed: the refill starts when the first Turn ends), is compared with the direct side's
+//! second: `serve` keeps a warm pool by default, so that is the prepared Turn its Codex
+//! Sessions get.
 //!
 //! Also on Codex, **switchboard shared** is a third Core whose Runtime shares Codex processes
 //! (`Registry::with_shared_codex_processes`, `--share-harness-processes`, issue 18): one Session
@@ -896,10 +899,11 @@ impl Bench<'_> {
     }
 
     /// One warm iteration: once the pool holds a ready process (untimed), create with input
-    /// and finish the first Turn on the warm Core, then delete. The first warm-up iteration
-    /// primes the pool (the first Session of its settings launches cold); after it, a Session
-    /// not bound to a warm process stops the bench.
-    async fn switchboard_warm(&self) -> Option<Timing> {
+    /// and finish the first Turn on the warm Core, wait (untimed) until the pool has refilled,
+    /// run the prepared-Session Turn, then delete. The first warm-up iteration primes the pool
+    /// (the first Session of its settings launches cold); after it, a Session not bound to a
+    /// warm process stops the bench.
+    async fn switchboard_warm(&self) -> Option<Sample> {
         let world = self.world;
         let primed = world.pool.bound.load(Ordering::SeqCst) > 0 || world.pool.ready() > 0;
         if primed {
@@ -907,18 +911,29 @@ impl Bench<'_> {
         }
         let bound = world.pool.bound.load(Ordering::SeqCst);
         let n = world.next_id();
-        let (timing, id) = self.create_with_turn(&world.warm_root, "warm", n).await;
+        let (cold, id) = self.create_with_turn(&world.warm_root, "warm", n).await;
         let was_warm = world.pool.bound.load(Ordering::SeqCst) > bound;
         assert!(
             was_warm || !primed,
             "a Session on a primed pool launched cold"
         );
+        // The refill (a codex launch and its primer Turn) starts once the first Turn ends; the
+        // prepared Turn runs after it, as the direct side's runs with nothing beside it. (Not
+        // `quiesce`: the Session's own process is still a child here.)
+        if was_warm {
+            world.pool.until_ready().await;
+        }
+        let (warm, warm_cpu) = self.prepared_turn(&world.warm_root, &id, "warm", n).await;
         world.delete_session(&world.warm_root, &id).await;
-        was_warm.then_some(timing)
+        was_warm.then_some(Sample {
+            cold,
+            warm,
+            warm_cpu,
+        })
     }
 
     /// A timed warm iteration.
-    async fn warm_sample(&self) -> Timing {
+    async fn warm_sample(&self) -> Sample {
         self.switchboard_warm()
             .await
             .expect("the pool was primed in the warm-up")
@@ -951,8 +966,19 @@ impl Bench<'_> {
         let world = self.world;
         let n = world.next_id();
         let (cold, id) = self.create_with_turn(root, side, n).await;
+        let (warm, warm_cpu) = self.prepared_turn(root, &id, side, n).await;
+        world.delete_session(root, &id).await;
+        Sample {
+            cold,
+            warm,
+            warm_cpu,
+        }
+    }
 
-        // The second Turn, read on the Session's event stream (open before the input is sent).
+    /// The second Turn of Session `id` on `root` (marked `<<side:n:2>>`), read on the Session's
+    /// event stream (open before the input is sent): its timing and the CPU it took.
+    async fn prepared_turn(&self, root: &str, id: &str, side: &str, n: usize) -> (Timing, Cpu) {
+        let world = self.world;
         let response = bounded(
             "GET …/events",
             world
@@ -973,21 +999,13 @@ impl Bench<'_> {
         pause_before_second_turn().await;
         let cpu = Cpu::now();
         let start = Instant::now();
-        world.post_events(root, &id, message).await;
-        let mut known = Some(id.clone());
+        world.post_events(root, id, message).await;
+        let mut known = Some(id.to_owned());
         let (end, submitted) = world
             .answer_and_finish(root, &mut stream, &mut known, &second)
             .await;
-        let warm_cpu = Cpu::now().since(cpu);
-        let warm = self.timing(mark, &second, start, submitted, end);
-        drop(stream);
-
-        world.delete_session(root, &id).await;
-        Sample {
-            cold,
-            warm,
-            warm_cpu,
-        }
+        let cpu = Cpu::now().since(cpu);
+        (self.timing(mark, &second, start, submitted, end), cpu)
     }
 
     /// Both sides must ask the model the same thing: the same tools, system prompt and request
@@ -1269,63 +1287,134 @@ fn values(samples: &[Sample], pick: Pick) -> Vec<Duration> {
     samples.iter().map(pick).collect()
 }
 
-fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[Sample]) {
+/// What a comparison row reports of its two p50s: their ratio (the Turn rows) or their
+/// difference in ms (the delivery rows, "Core adds").
+#[derive(Clone, Copy)]
+enum Figure {
+    Ratio,
+    Added,
+}
+
+impl Figure {
+    fn of(self, direct: f64, side: f64) -> f64 {
+        match self {
+            Figure::Ratio => side / direct,
+            Figure::Added => side - direct,
+        }
+    }
+
+    /// The same figure over two sorted samples, for the bootstrap.
+    fn stat(self) -> fn(&[Duration], &[Duration]) -> f64 {
+        match self {
+            Figure::Ratio => p50_ratio,
+            Figure::Added => p50_diff,
+        }
+    }
+
+    /// Issue 18's target 1 for the figure, and the unit its intervals carry.
+    fn target(self) -> (f64, &'static str) {
+        match self {
+            Figure::Ratio => (TARGET_RATIO, ""),
+            Figure::Added => (TARGET_ADDED_MS, " (ms)"),
+        }
+    }
+
+    fn show(self, times: (f64, f64), figure: Option<f64>) -> (String, String) {
+        let (p50, p90) = times;
+        match self {
+            Figure::Ratio => (
+                format!("{p50:.1} / {p90:.1} ms"),
+                figure.map_or_else(String::new, |f| format!("{f:.3}")),
+            ),
+            Figure::Added => (
+                format!("{p50:.2} / {p90:.2} ms"),
+                figure.map_or_else(String::new, |f| format!("{f:.2} ms")),
+            ),
+        }
+    }
+}
+
+/// One row comparing `side` with `direct` on `pick`: both sides' p50 / p90, the figure, what
+/// `note` says of it, and, with `intervals`, the figure's two 95 % intervals against target 1
+/// ([`print_intervals`]).
+fn compared_row(
+    name: &str,
+    [direct, side]: [&[Sample]; 2],
+    pick: Pick,
+    figure: Figure,
+    note: impl Fn(f64) -> String,
+    intervals: bool,
+) {
+    let (d, s) = (stats(direct, pick), stats(side, pick));
+    let value = figure.of(d.0, s.0);
+    let (d, _) = figure.show(d, None);
+    let (s, shown) = figure.show(s, Some(value));
+    println!("{name:<44} {d:>22} {s:>22} {shown:>9}{}", note(value));
+    if intervals {
+        let (target, unit) = figure.target();
+        let (d, s) = (values(direct, pick), values(side, pick));
+        print_intervals(&d, &s, figure.stat(), target, unit);
+    }
+}
+
+/// A row's note on target 1: "target ≤ …: met" on a headline row, "(≤ …: met)" on another.
+fn against(target: f64, unit: &'static str, headline: bool) -> impl Fn(f64) -> String {
+    move |value| {
+        let met = verdict(value <= target);
+        let bound = if unit.is_empty() {
+            format!("{target:.2}")
+        } else {
+            format!("{target:.0}{unit}")
+        };
+        if headline {
+            format!("  target ≤ {bound}: {met}")
+        } else {
+            format!("  (≤ {bound}: {met})")
+        }
+    }
+}
+
+fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Sample], shared: &[Sample]) {
     println!();
     println!(
         "{:<44} {:>22} {:>22} {:>9}",
         "Turn (start → terminal)", "direct p50 / p90", "switchboard p50 / p90", "p50 ratio"
     );
-    let rows: [(&str, Pick, bool); 2] = [
-        (
-            "function-call Turn, prepared Session",
-            |s| s.warm.total,
-            true,
-        ),
-        ("new Session + function-call Turn", |s| s.cold.total, false),
+    let prepared: Pick = |s| s.warm.total;
+    let cold: Pick = |s| s.cold.total;
+    let ratio = |headline| against(TARGET_RATIO, "", headline);
+    let rows = [
+        ("function-call Turn, prepared Session", prepared, true),
+        ("new Session + function-call Turn", cold, false),
     ];
     for (name, pick, headline) in rows {
-        let (d50, d90) = stats(direct, pick);
-        let (s50, s90) = stats(switchboard, pick);
-        let ratio = s50 / d50;
-        let met = verdict(ratio <= TARGET_RATIO);
-        let target = if headline {
-            format!("target ≤ {TARGET_RATIO:.2}: {met}")
-        } else {
-            format!("(≤ {TARGET_RATIO:.2}: {met})")
-        };
-        let d = format!("{d50:.1} / {d90:.1} ms");
-        let s = format!("{s50:.1} / {s90:.1} ms");
-        println!("{name:<44} {d:>22} {s:>22} {ratio:>9.3}  {target}");
-        if headline {
-            let (d, s) = (values(direct, pick), values(switchboard, pick));
-            print_intervals(&d, &s, p50_ratio, TARGET_RATIO, "");
-        }
+        let sides = [direct, switchboard];
+        compared_row(name, sides, pick, Figure::Ratio, ratio(headline), headline);
     }
     if !warm.is_empty() {
-        let mut values: Vec<Duration> = warm.iter().map(|t| t.total).collect();
-        values.sort();
-        let (w50, w90) = (ms(percentile(&values, 0.5)), ms(percentile(&values, 0.9)));
-        let (d50, d90) = stats(direct, |s| s.cold.total);
-        let ratio = w50 / d50;
-        let met = verdict(ratio <= TARGET_WARM_RATIO);
-        let d = format!("{d50:.1} / {d90:.1} ms");
-        let w = format!("{w50:.1} / {w90:.1} ms");
+        let sides = [direct, warm];
         let name = "new Session + first Turn, warm";
-        println!("{name:<44} {d:>22} {w:>22} {ratio:>9.3}  target ≤ {TARGET_WARM_RATIO:.2}: {met}");
+        let note = against(TARGET_WARM_RATIO, "", true);
+        compared_row(name, sides, cold, Figure::Ratio, note, false);
+        // `serve`'s default keeps a warm pool, so this is the prepared Turn its Codex Sessions
+        // get: on a process that ran its primer Turn before the Session's first.
+        let name = "function-call Turn, prepared, warm-bound";
+        compared_row(name, sides, prepared, Figure::Ratio, ratio(false), true);
     }
     if !shared.is_empty() {
-        let rows: [(&str, Pick); 2] = [
-            ("function-call Turn, prepared, shared process", |s| {
-                s.warm.total
-            }),
-            ("new Session + first Turn, shared process", |s| s.cold.total),
+        let rows = [
+            ("function-call Turn, prepared, shared process", prepared),
+            ("new Session + first Turn, shared process", cold),
         ];
         for (name, pick) in rows {
-            let (d50, d90) = stats(direct, pick);
-            let (s50, s90) = stats(shared, pick);
-            let d = format!("{d50:.1} / {d90:.1} ms");
-            let s = format!("{s50:.1} / {s90:.1} ms");
-            println!("{name:<44} {d:>22} {s:>22} {:>9.3}", s50 / d50);
+            compared_row(
+                name,
+                [direct, shared],
+                pick,
+                Figure::Ratio,
+                |_| String::new(),
+                false,
+            );
         }
     }
     println!();
@@ -1336,28 +1425,26 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         "switchboard p50 / p90",
         "Core adds"
     );
+    let added = |headline| against(TARGET_ADDED_MS, " ms", headline);
     let rows: [(&str, Pick, bool); 2] = [
         ("prepared Session (second Turn)", |s| s.warm.deliver, true),
         ("first Turn", |s| s.cold.deliver, false),
     ];
     for (name, pick, headline) in rows {
-        let (d50, d90) = stats(direct, pick);
-        let (s50, s90) = stats(switchboard, pick);
-        let added = s50 - d50;
-        let met = verdict(added <= TARGET_ADDED_MS);
-        let target = if headline {
-            format!("target ≤ {TARGET_ADDED_MS:.0} ms: {met}")
-        } else {
-            format!("(≤ {TARGET_ADDED_MS:.0} ms: {met})")
-        };
-        let d = format!("{d50:.2} / {d90:.2} ms");
-        let s = format!("{s50:.2} / {s90:.2} ms");
-        let a = format!("{added:.2} ms");
-        println!("{name:<44} {d:>22} {s:>22} {a:>9}  {target}");
-        if headline {
-            let (d, s) = (values(direct, pick), values(switchboard, pick));
-            print_intervals(&d, &s, p50_diff, TARGET_ADDED_MS, " (ms)");
-        }
+        let sides = [direct, switchboard];
+        compared_row(name, sides, pick, Figure::Added, added(headline), headline);
+    }
+    if !warm.is_empty() {
+        let name = "prepared Session, warm-bound";
+        let pick: Pick = |s| s.warm.deliver;
+        compared_row(
+            name,
+            [direct, warm],
+            pick,
+            Figure::Added,
+            added(false),
+            true,
+        );
     }
     // Where the prepared-Session Turn's time goes; medians of segments need not add up to the
     // median of their sum.
@@ -1375,10 +1462,13 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         let diff = format!("{:+.2} ms", s50 - d50);
         // The shared side runs the same Core path on a long-lived process: beside the
         // switchboard side it tells Core's share from the per-Session process's.
-        let shared = median_ms(&prepared(shared), pick).map_or_else(String::new, |h| {
-            format!("  shared {h:.2} ms ({:+.2})", h - d50)
-        });
-        println!("{name:<44} {d:>22} {s:>22} {diff:>9}{shared}");
+        let beside = |label: &str, samples: &[Sample]| {
+            median_ms(&prepared(samples), pick).map_or_else(String::new, |h| {
+                format!("  {label} {h:.2} ms ({:+.2})", h - d50)
+            })
+        };
+        let (warm, shared) = (beside("warm", warm), beside("shared", shared));
+        println!("{name:<44} {d:>22} {s:>22} {diff:>9}{warm}{shared}");
     }
     // The CPU the prepared-Session Turn took on each side: a Turn that takes more of the two
     // cores leaves less to the other side's work in the same window.
@@ -1392,7 +1482,9 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         ("harness processes", |c| c.children),
     ];
     for (name, pick) in cpu_rows {
-        cpu_row(name, [direct, switchboard, shared], |c| (pick(c), None));
+        cpu_row(name, [direct, switchboard, warm, shared], |c| {
+            (pick(c), None)
+        });
     }
     // The same CPU of this process by thread kind, with the context switches: Core's extra CPU
     // is mostly wake-ups, so how many there are and on which threads says where it goes.
@@ -1402,7 +1494,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
         "… this process by thread, mean (switches)", "direct", "switchboard", "diff"
     );
     for (i, kind) in support::THREAD_KINDS.iter().enumerate() {
-        cpu_row(kind, [direct, switchboard, shared], |c| {
+        cpu_row(kind, [direct, switchboard, warm, shared], |c| {
             (c.threads[i].cpu, Some(c.threads[i].switches))
         });
     }
@@ -1422,16 +1514,16 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Timing], shared: &[
             "{name:<44} {:>12} {:>12} {:>12} {:>12}",
             median(&cold(direct)),
             median(&cold(switchboard)),
-            median(warm),
+            median(&cold(warm)),
             median(&cold(shared)),
         );
     }
 }
 
 /// One row of the CPU tables: the mean of `pick`'s CPU over each side's prepared Turns (direct,
-/// switchboard, shared; the shared side only when it ran), with its mean context switches when
-/// `pick` counts them, and the switchboard side's difference from direct.
-fn cpu_row(name: &str, sides: [&[Sample]; 3], pick: impl Fn(&Cpu) -> (Duration, Option<u64>)) {
+/// switchboard, warm, shared; the last two only when they ran), with its mean context switches
+/// when `pick` counts them, and the switchboard side's difference from direct.
+fn cpu_row(name: &str, sides: [&[Sample]; 4], pick: impl Fn(&Cpu) -> (Duration, Option<u64>)) {
     let mean = |samples: &[Sample]| {
         let n = samples.len() as f64;
         let cpu = samples.iter().map(|s| ms(pick(&s.warm_cpu).0)).sum::<f64>() / n;
@@ -1446,15 +1538,18 @@ fn cpu_row(name: &str, sides: [&[Sample]; 3], pick: impl Fn(&Cpu) -> (Duration, 
         };
         (cpu, shown)
     };
-    let [direct, switchboard, shared] = sides;
+    let [direct, switchboard, warm, shared] = sides;
     let ((d, dm), (s, sm)) = (mean(direct), mean(switchboard));
     let diff = format!("{:+.2} ms", s - d);
-    let shared = if shared.is_empty() {
-        String::new()
-    } else {
-        format!("  shared {}", mean(shared).1)
+    let beside = |label: &str, samples: &[Sample]| {
+        if samples.is_empty() {
+            String::new()
+        } else {
+            format!("  {label} {}", mean(samples).1)
+        }
     };
-    println!("{name:<44} {dm:>22} {sm:>22} {diff:>9}{shared}");
+    let (warm, shared) = (beside("warm", warm), beside("shared", shared));
+    println!("{name:<44} {dm:>22} {sm:>22} {diff:>9}{warm}{shared}");
 }
 
 /// A Turn's four segments, in order, as the segment tables name them.
