@@ -1486,6 +1486,18 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Sample], shared: &[
             (pick(c), None)
         });
     }
+    // The harness processes' CPU by thread kind: where a codex Turn's CPU differs between
+    // the sides (a shared process's Turn takes less).
+    println!();
+    println!(
+        "{:<44} {:>22} {:>22} {:>9}",
+        "… harness processes by thread, mean", "direct", "switchboard", "diff"
+    );
+    for (i, kind) in support::HARNESS_THREAD_KINDS.iter().enumerate() {
+        cpu_row(kind, [direct, switchboard, warm, shared], |c| {
+            (c.harness_threads[i], None)
+        });
+    }
     // The same CPU of this process by thread kind, with the context switches: Core's extra CPU
     // is mostly wake-ups, so how many there are and on which threads says where it goes.
     println!();

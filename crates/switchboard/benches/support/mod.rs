@@ -310,6 +310,8 @@ pub fn ms(d: Duration) -> f64 {
 pub struct Cpu {
     pub own: Duration,
     pub children: Duration,
+    /// The same by the harness processes' thread kinds ([`HARNESS_THREAD_KINDS`]).
+    pub harness_threads: [Duration; HARNESS_THREAD_KINDS.len()],
     /// This process's CPU and context switches by thread kind ([`THREAD_KINDS`]).
     pub threads: [ThreadUse; THREAD_KINDS.len()],
 }
@@ -326,6 +328,19 @@ pub const THREAD_KINDS: [&str; 6] = [
     "sqlite-checkpoi",
     "sqlx-sqlite-wor",
     "trace-keeper",
+    "other",
+];
+
+/// The harness processes' threads by `comm` prefix, as `codex` names them: its tokio workers,
+/// its own SQLite state database's sqlx worker and its main thread; then the helpers it has run
+/// and reaped (`git`, `bash`, …; their parent's `cutime` + `cstime`, so in 10 ms ticks), and the
+/// rest.
+#[allow(dead_code)] // `session_turn`'s
+pub const HARNESS_THREAD_KINDS: [&str; 5] = [
+    "tokio-rt-worker",
+    "sqlx-sqlite-wor",
+    "codex-main",
+    "reaped helpers",
     "other",
 ];
 
@@ -376,11 +391,13 @@ fn thread_use() -> [ThreadUse; THREAD_KINDS.len()] {
 #[allow(dead_code)] // `session_turn`'s
 impl Cpu {
     pub fn now() -> Cpu {
+        let children = children_cpu(std::process::id());
         let own = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
         let own = Duration::new(own.tv_sec as u64, own.tv_nsec as u32);
         Cpu {
             own,
-            children: children_cpu(std::process::id()),
+            children: children.iter().sum(),
+            harness_threads: children,
             threads: thread_use(),
         }
     }
@@ -392,18 +409,25 @@ impl Cpu {
             now.cpu = now.cpu.saturating_sub(then.cpu);
             now.switches = now.switches.saturating_sub(then.switches);
         }
+        let mut harness_threads = self.harness_threads;
+        for (now, then) in harness_threads.iter_mut().zip(earlier.harness_threads) {
+            *now = now.saturating_sub(then);
+        }
         Cpu {
             own: self.own.saturating_sub(earlier.own),
+            harness_threads,
             children: self.children.saturating_sub(earlier.children),
             threads,
         }
     }
 }
 
-/// The CPU time of `parent`'s live children: each one's threads' run time (`schedstat`, in ns)
-/// and its reaped children's (`stat`'s `cutime` + `cstime`, in USER_HZ = 100 ticks a second).
-fn children_cpu(parent: u32) -> Duration {
-    let mut total = Duration::ZERO;
+/// The CPU time of `parent`'s live children by [`HARNESS_THREAD_KINDS`]: each one's threads'
+/// run time (`schedstat`, in ns) and its reaped children's (`stat`'s `cutime` + `cstime`, in
+/// USER_HZ = 100 ticks a second).
+fn children_cpu(parent: u32) -> [Duration; HARNESS_THREAD_KINDS.len()] {
+    let mut total = [Duration::ZERO; HARNESS_THREAD_KINDS.len()];
+    let reaped = HARNESS_THREAD_KINDS.len() - 2;
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return total;
     };
@@ -433,12 +457,18 @@ fn children_cpu(parent: u32) -> Duration {
                 .and_then(|v| v.parse::<u64>().ok())
                 .unwrap_or(0)
         };
-        total += Duration::from_millis(10 * (ticks(13) + ticks(14)));
+        total[reaped] += Duration::from_millis(10 * (ticks(13) + ticks(14)));
         let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
             continue;
         };
         for task in tasks.flatten() {
-            total += run_time(&task.path());
+            let path = task.path();
+            let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+            let kind = HARNESS_THREAD_KINDS[..reaped]
+                .iter()
+                .position(|k| comm.trim_end().starts_with(k))
+                .unwrap_or(HARNESS_THREAD_KINDS.len() - 1);
+            total[kind] += run_time(&path);
         }
     }
     total
