@@ -1472,11 +1472,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Sample], shared: &[
     }
     // The CPU the prepared-Session Turn took on each side: a Turn that takes more of the two
     // cores leaves less to the other side's work in the same window.
-    println!();
-    println!(
-        "{:<44} {:>22} {:>22} {:>9}",
-        "prepared-Session Turn CPU, mean", "direct", "switchboard", "diff"
-    );
+    cpu_header("prepared-Session Turn CPU, mean");
     let cpu_rows: [(&str, CpuPick); 2] = [
         ("this process (switchboard: + Core, client)", |c| c.own),
         ("harness processes", |c| c.children),
@@ -1488,11 +1484,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Sample], shared: &[
     }
     // The harness processes' CPU by thread kind: where a codex Turn's CPU differs between
     // the sides (a shared process's Turn takes less).
-    println!();
-    println!(
-        "{:<44} {:>22} {:>22} {:>9}",
-        "… harness processes by thread, mean", "direct", "switchboard", "diff"
-    );
+    cpu_header("… harness processes by thread, mean");
     for (i, kind) in support::HARNESS_THREAD_KINDS.iter().enumerate() {
         cpu_row(kind, [direct, switchboard, warm, shared], |c| {
             (c.harness_threads[i], None)
@@ -1500,11 +1492,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Sample], shared: &[
     }
     // The same CPU of this process by thread kind, with the context switches: Core's extra CPU
     // is mostly wake-ups, so how many there are and on which threads says where it goes.
-    println!();
-    println!(
-        "{:<44} {:>22} {:>22} {:>9}",
-        "… this process by thread, mean (switches)", "direct", "switchboard", "diff"
-    );
+    cpu_header("… this process by thread, mean (switches)");
     for (i, kind) in support::THREAD_KINDS.iter().enumerate() {
         cpu_row(kind, [direct, switchboard, warm, shared], |c| {
             (c.threads[i].cpu, Some(c.threads[i].switches))
@@ -1530,6 +1518,15 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Sample], shared: &[
             median(&cold(shared)),
         );
     }
+}
+
+/// A CPU table's heading, after a blank line.
+fn cpu_header(title: &str) {
+    println!();
+    println!(
+        "{title:<44} {:>22} {:>22} {:>9}",
+        "direct", "switchboard", "diff"
+    );
 }
 
 /// One row of the CPU tables: the mean of `pick`'s CPU over each side's prepared Turns (direct,
