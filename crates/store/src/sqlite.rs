@@ -100,6 +100,20 @@ impl SqliteStore {
         Ok(row.as_ref().map(environment))
     }
 
+    /// The row of an [`in_session`] query (Project, Session, the row's key), as `read` makes
+    /// it; `None` when there is none, or the Session is another Project's.
+    async fn one_in_session<T>(
+        &self,
+        sql: &'static str,
+        [project, session_id, key]: [&str; 3],
+        read: fn(&SqliteRow) -> T,
+    ) -> Result<Option<T>> {
+        let row = in_session(sql, project, session_id, key)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.as_ref().map(read))
+    }
+
     async fn page<T>(&self, l: Listing<SqliteRow, T>, q: &PageQuery) -> Result<Page<T>> {
         let after_seq = match &q.after {
             Some(after) => Some(
@@ -478,10 +492,8 @@ impl Store for SqliteStore {
     ) -> Result<Option<TurnRecord>> {
         let sql = "SELECT * FROM turns WHERE id = $2 AND \
                    session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        let row = in_session(sql, project, session_id, turn_id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(turn))
+        self.one_in_session(sql, [project, session_id, turn_id], turn)
+            .await
     }
 
     async fn list_turns(
@@ -567,10 +579,8 @@ impl Store for SqliteStore {
     ) -> Result<Option<CallRecord>> {
         let sql = "SELECT * FROM calls WHERE call_id = $2 AND \
                    session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        let row = in_session(sql, project, session_id, call_id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(call))
+        self.one_in_session(sql, [project, session_id, call_id], call)
+            .await
     }
 
     async fn get_idempotency(
@@ -581,10 +591,8 @@ impl Store for SqliteStore {
     ) -> Result<Option<IdempotencyRecord>> {
         let sql = "SELECT * FROM idempotency WHERE key = $2 AND \
                    session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        let row = in_session(sql, project, session_id, key)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(idempotency))
+        self.one_in_session(sql, [project, session_id, key], idempotency)
+            .await
     }
 
     async fn get_create_key(&self, project: &str, key: &str) -> Result<Option<IdempotencyRecord>> {

@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use super::{Cond, Listing, SqliteStore, in_session, of_session};
+use super::{Cond, Listing, SqliteStore, of_session};
 use crate::rows::{child_item, child_turn, subagent};
 use crate::subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
 use crate::writer::Bind;
@@ -29,10 +29,8 @@ impl SubagentStore for SqliteStore {
     ) -> Result<Option<SubagentRecord>> {
         let sql = "SELECT * FROM subagents WHERE id = $2 AND \
                    session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        let row = in_session(sql, project, session_id, id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(subagent))
+        self.one_in_session(sql, [project, session_id, id], subagent)
+            .await
     }
 
     async fn list_subagents(
