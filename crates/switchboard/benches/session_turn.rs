@@ -1319,17 +1319,27 @@ impl Figure {
         }
     }
 
-    fn show(self, times: (f64, f64), figure: Option<f64>) -> (String, String) {
-        let (p50, p90) = times;
+    /// A side's p50 / p90, in ms.
+    fn times(self, (p50, p90): (f64, f64)) -> String {
         match self {
-            Figure::Ratio => (
-                format!("{p50:.1} / {p90:.1} ms"),
-                figure.map_or_else(String::new, |f| format!("{f:.3}")),
-            ),
-            Figure::Added => (
-                format!("{p50:.2} / {p90:.2} ms"),
-                figure.map_or_else(String::new, |f| format!("{f:.2} ms")),
-            ),
+            Figure::Ratio => format!("{p50:.1} / {p90:.1} ms"),
+            Figure::Added => format!("{p50:.2} / {p90:.2} ms"),
+        }
+    }
+
+    /// The figure's value, as a row shows it.
+    fn shown(self, value: f64) -> String {
+        match self {
+            Figure::Ratio => format!("{value:.3}"),
+            Figure::Added => format!("{value:.2} ms"),
+        }
+    }
+
+    /// A target on the figure, as a row's note names it.
+    fn bound(self, target: f64) -> String {
+        match self {
+            Figure::Ratio => format!("{target:.2}"),
+            Figure::Added => format!("{target:.0} ms"),
         }
     }
 }
@@ -1347,8 +1357,8 @@ fn compared_row(
 ) {
     let (d, s) = (stats(direct, pick), stats(side, pick));
     let value = figure.of(d.0, s.0);
-    let (d, _) = figure.show(d, None);
-    let (s, shown) = figure.show(s, Some(value));
+    let shown = figure.shown(value);
+    let (d, s) = (figure.times(d), figure.times(s));
     println!("{name:<44} {d:>22} {s:>22} {shown:>9}{}", note(value));
     if intervals {
         let (target, unit) = figure.target();
@@ -1357,15 +1367,12 @@ fn compared_row(
     }
 }
 
-/// A row's note on target 1: "target ≤ …: met" on a headline row, "(≤ …: met)" on another.
-fn against(target: f64, unit: &'static str, headline: bool) -> impl Fn(f64) -> String {
+/// A row's note on a target of `figure`: "target ≤ …: met" on a headline row, "(≤ …: met)" on
+/// another.
+fn against(figure: Figure, target: f64, headline: bool) -> impl Fn(f64) -> String {
     move |value| {
         let met = verdict(value <= target);
-        let bound = if unit.is_empty() {
-            format!("{target:.2}")
-        } else {
-            format!("{target:.0}{unit}")
-        };
+        let bound = figure.bound(target);
         if headline {
             format!("  target ≤ {bound}: {met}")
         } else {
@@ -1382,7 +1389,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Sample], shared: &[
     );
     let prepared: Pick = |s| s.warm.total;
     let cold: Pick = |s| s.cold.total;
-    let ratio = |headline| against(TARGET_RATIO, "", headline);
+    let ratio = |headline| against(Figure::Ratio, TARGET_RATIO, headline);
     let rows = [
         ("function-call Turn, prepared Session", prepared, true),
         ("new Session + function-call Turn", cold, false),
@@ -1394,7 +1401,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Sample], shared: &[
     if !warm.is_empty() {
         let sides = [direct, warm];
         let name = "new Session + first Turn, warm";
-        let note = against(TARGET_WARM_RATIO, "", true);
+        let note = against(Figure::Ratio, TARGET_WARM_RATIO, true);
         compared_row(name, sides, cold, Figure::Ratio, note, false);
         // `serve`'s default keeps a warm pool, so this is the prepared Turn its Codex Sessions
         // get: on a process that ran its primer Turn before the Session's first.
@@ -1425,7 +1432,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Sample], shared: &[
         "switchboard p50 / p90",
         "Core adds"
     );
-    let added = |headline| against(TARGET_ADDED_MS, " ms", headline);
+    let added = |headline| against(Figure::Added, TARGET_ADDED_MS, headline);
     let rows: [(&str, Pick, bool); 2] = [
         ("prepared Session (second Turn)", |s| s.warm.deliver, true),
         ("first Turn", |s| s.cold.deliver, false),
@@ -1475,7 +1482,7 @@ fn report(direct: &[Sample], switchboard: &[Sample], warm: &[Sample], shared: &[
     cpu_header("prepared-Session Turn CPU, mean");
     let cpu_rows: [(&str, CpuPick); 2] = [
         ("this process (switchboard: + Core, client)", |c| c.own),
-        ("harness processes", |c| c.children),
+        ("harness processes", |c| c.children()),
     ];
     for (name, pick) in cpu_rows {
         cpu_row(name, [direct, switchboard, warm, shared], |c| {

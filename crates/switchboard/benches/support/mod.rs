@@ -309,8 +309,8 @@ pub fn ms(d: Duration) -> f64 {
 #[allow(dead_code)] // `session_turn`'s
 pub struct Cpu {
     pub own: Duration,
-    pub children: Duration,
-    /// The same by the harness processes' thread kinds ([`HARNESS_THREAD_KINDS`]).
+    /// The live child processes' CPU (the harness processes) by their thread kinds
+    /// ([`HARNESS_THREAD_KINDS`]); [`Cpu::children`] is its sum.
     pub harness_threads: [Duration; HARNESS_THREAD_KINDS.len()],
     /// This process's CPU and context switches by thread kind ([`THREAD_KINDS`]).
     pub threads: [ThreadUse; THREAD_KINDS.len()],
@@ -391,15 +391,18 @@ fn thread_use() -> [ThreadUse; THREAD_KINDS.len()] {
 #[allow(dead_code)] // `session_turn`'s
 impl Cpu {
     pub fn now() -> Cpu {
-        let children = children_cpu(std::process::id());
         let own = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
         let own = Duration::new(own.tv_sec as u64, own.tv_nsec as u32);
         Cpu {
             own,
-            children: children.iter().sum(),
-            harness_threads: children,
+            harness_threads: children_cpu(std::process::id()),
             threads: thread_use(),
         }
+    }
+
+    /// The harness processes' CPU, all thread kinds together.
+    pub fn children(&self) -> Duration {
+        self.harness_threads.iter().sum()
     }
 
     /// What was used between `earlier` and `self`.
@@ -416,7 +419,6 @@ impl Cpu {
         Cpu {
             own: self.own.saturating_sub(earlier.own),
             harness_threads,
-            children: self.children.saturating_sub(earlier.children),
             threads,
         }
     }
