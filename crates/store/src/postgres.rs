@@ -26,7 +26,7 @@ mod subagents;
 mod vaults;
 
 use crate::rows::{
-    agent, api_key, call, environment, idempotency, item, project, session, trace, turn,
+    agent, api_key, call, deletion, environment, idempotency, item, project, session, trace, turn,
 };
 use crate::sql::{self, put_environment};
 use crate::writer::{Bind, Statement};
@@ -175,34 +175,28 @@ impl PgStore {
         }
     }
 
-    async fn environment_where(
-        &self,
-        column: &'static str,
-        value: &str,
-    ) -> Result<Option<EnvironmentRecord>> {
-        // Of any Project: the digest names the Environment.
-        let sql = match column {
-            "enrollment_digest" => "SELECT * FROM environments WHERE enrollment_digest = $1",
-            _ => "SELECT * FROM environments WHERE credential_digest = $1",
-        };
-        let row = sqlx::query(sql)
-            .bind(value)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(environment))
-    }
-
+    /// The row of one of the [`sql::one`] queries, its keys bound in order, as `read` makes it;
+    /// `None` when there is none.
     async fn one<T>(
         &self,
         sql: &'static str,
         keys: &[&str],
-        row: fn(&PgRow) -> T,
+        read: fn(&PgRow) -> T,
     ) -> Result<Option<T>> {
-        let mut q = sqlx::query(sql);
-        for k in keys {
-            q = q.bind(*k);
-        }
-        Ok(q.fetch_optional(&self.pool).await?.as_ref().map(row))
+        let q = keys.iter().fold(sqlx::query(sql), |q, key| q.bind(*key));
+        Ok(q.fetch_optional(&self.pool).await?.as_ref().map(read))
+    }
+
+    /// The rows of one of the [`sql::all`] queries, its keys bound in order, as `read` makes
+    /// them.
+    async fn all<T>(
+        &self,
+        sql: &'static str,
+        keys: &[&str],
+        read: fn(&PgRow) -> T,
+    ) -> Result<Vec<T>> {
+        let q = keys.iter().fold(sqlx::query(sql), |q, key| q.bind(*key));
+        Ok(q.fetch_all(&self.pool).await?.iter().map(read).collect())
     }
 }
 
@@ -240,17 +234,6 @@ fn two(id: &str, project: &str) -> Vec<Bind> {
     vec![Bind::Text(id.to_owned()), Bind::Text(project.to_owned())]
 }
 
-fn deletion(row: &PgRow) -> DeletionRecord {
-    DeletionRecord {
-        session_id: row.get("session_id"),
-        project_id: row.get("project_id"),
-        environment_id: row.get("environment_id"),
-        workspace_id: row.get("workspace_id"),
-        workspace_runtime: row.get("workspace_runtime"),
-        created_at: row.get("created_at"),
-    }
-}
-
 /// A metadata pair matched against a stored JSON object, as the SQLite engine's `json_each`
 /// does: the key compared unescaped, the value only when it is a string. `json` (not `jsonb`)
 /// reads the text as written.
@@ -275,15 +258,11 @@ impl Store for PgStore {
     }
 
     async fn list_projects(&self) -> Result<Vec<ProjectRecord>> {
-        let rows = sqlx::query("SELECT * FROM projects ORDER BY seq")
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(project).collect())
+        self.all(sql::all::PROJECTS, &[], project).await
     }
 
     async fn get_project(&self, id: &str) -> Result<Option<ProjectRecord>> {
-        self.one("SELECT * FROM projects WHERE id = $1", &[id], project)
-            .await
+        self.one(sql::one::PROJECT, &[id], project).await
     }
 
     async fn archive_project(&self, id: &str, at: i64) -> Result<bool> {
@@ -314,10 +293,7 @@ impl Store for PgStore {
     }
 
     async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>> {
-        let rows = sqlx::query("SELECT * FROM api_keys ORDER BY created_at, id")
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(api_key).collect())
+        self.all(sql::all::API_KEYS, &[], api_key).await
     }
 
     async fn revoke_api_key(&self, id: &str, at: i64) -> Result<bool> {
@@ -331,10 +307,7 @@ impl Store for PgStore {
     }
 
     async fn active_api_key(&self, digest: &str) -> Result<Option<ApiKeyRecord>> {
-        // An archived Project's keys open nothing, exactly as revoked ones.
-        let sql = "SELECT * FROM api_keys WHERE digest = $1 AND revoked_at IS NULL \
-                   AND project_id IN (SELECT id FROM projects WHERE archived_at IS NULL)";
-        self.one(sql, &[digest], api_key).await
+        self.one(sql::one::ACTIVE_API_KEY, &[digest], api_key).await
     }
 
     async fn count_api_keys(&self) -> Result<i64> {
@@ -371,8 +344,7 @@ impl Store for PgStore {
     }
 
     async fn get_agent(&self, project: &str, id: &str) -> Result<Option<AgentRecord>> {
-        let sql = "SELECT * FROM agents WHERE id = $1 AND project_id = $2";
-        self.one(sql, &[id, project], agent).await
+        self.one(sql::one::AGENT, &[id, project], agent).await
     }
 
     async fn update_agent(&self, a: &AgentRecord) -> Result<bool> {
@@ -425,8 +397,7 @@ impl Store for PgStore {
     }
 
     async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {
-        let sql = sql::SESSION_BY_ID;
-        self.one(sql, &[id, project], session).await
+        self.one(sql::one::SESSION, &[id, project], session).await
     }
 
     async fn list_sessions(
@@ -532,10 +503,7 @@ impl Store for PgStore {
     }
 
     async fn pending_deletions(&self) -> Result<Vec<DeletionRecord>> {
-        let rows = sqlx::query("SELECT * FROM session_deletions ORDER BY created_at, session_id")
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(deletion).collect())
+        self.all(sql::all::DELETIONS, &[], deletion).await
     }
 
     async fn finish_deletion(&self, session_id: &str) -> Result<()> {
@@ -551,10 +519,7 @@ impl Store for PgStore {
     }
 
     async fn unsettled_sessions(&self) -> Result<Vec<SessionRecord>> {
-        let rows = sqlx::query(sql::UNSETTLED_SESSIONS)
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(session).collect())
+        self.all(sql::all::UNSETTLED_SESSIONS, &[], session).await
     }
 
     async fn session_gauges(&self) -> Result<SessionGauges> {
@@ -576,9 +541,8 @@ impl Store for PgStore {
         session_id: &str,
         turn_id: &str,
     ) -> Result<Option<TurnRecord>> {
-        let sql = "SELECT * FROM turns WHERE id = $2 AND \
-                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        self.one(sql, &[session_id, turn_id, project], turn).await
+        self.one(sql::one::TURN, &[session_id, turn_id, project], turn)
+            .await
     }
 
     async fn list_turns(
@@ -645,17 +609,8 @@ impl Store for PgStore {
         session_id: &str,
         turn_id: &str,
     ) -> Result<Vec<ItemRecord>> {
-        let rows = sqlx::query(
-            "SELECT * FROM items WHERE turn_id = $2 AND \
-             session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3) \
-             ORDER BY seq",
-        )
-        .bind(session_id)
-        .bind(turn_id)
-        .bind(project)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows.iter().map(item).collect())
+        self.all(sql::all::TURN_ITEMS, &[session_id, turn_id, project], item)
+            .await
     }
 
     async fn get_call(
@@ -664,9 +619,8 @@ impl Store for PgStore {
         session_id: &str,
         call_id: &str,
     ) -> Result<Option<CallRecord>> {
-        let sql = "SELECT * FROM calls WHERE call_id = $2 AND \
-                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        self.one(sql, &[session_id, call_id, project], call).await
+        self.one(sql::one::CALL, &[session_id, call_id, project], call)
+            .await
     }
 
     async fn get_idempotency(
@@ -675,15 +629,17 @@ impl Store for PgStore {
         session_id: &str,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>> {
-        let sql = "SELECT * FROM idempotency WHERE key = $2 AND \
-                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        self.one(sql, &[session_id, key, project], idempotency)
-            .await
+        self.one(
+            sql::one::IDEMPOTENCY,
+            &[session_id, key, project],
+            idempotency,
+        )
+        .await
     }
 
     async fn get_create_key(&self, project: &str, key: &str) -> Result<Option<IdempotencyRecord>> {
-        let sql = "SELECT * FROM session_create_keys WHERE key = $1 AND project_id = $2";
-        self.one(sql, &[key, project], idempotency).await
+        self.one(sql::one::CREATE_KEY, &[key, project], idempotency)
+            .await
     }
 
     async fn put_environment(&self, e: &EnvironmentRecord) -> Result<()> {
@@ -691,8 +647,8 @@ impl Store for PgStore {
     }
 
     async fn get_environment(&self, project: &str, id: &str) -> Result<Option<EnvironmentRecord>> {
-        let sql = "SELECT * FROM environments WHERE id = $1 AND project_id = $2";
-        self.one(sql, &[id, project], environment).await
+        self.one(sql::one::ENVIRONMENT, &[id, project], environment)
+            .await
     }
 
     async fn list_environments(
@@ -722,11 +678,13 @@ impl Store for PgStore {
     }
 
     async fn environment_by_enrollment(&self, digest: &str) -> Result<Option<EnvironmentRecord>> {
-        self.environment_where("enrollment_digest", digest).await
+        self.one(sql::one::ENVIRONMENT_BY_ENROLLMENT, &[digest], environment)
+            .await
     }
 
     async fn environment_by_credential(&self, digest: &str) -> Result<Option<EnvironmentRecord>> {
-        self.environment_where("credential_digest", digest).await
+        self.one(sql::one::ENVIRONMENT_BY_CREDENTIAL, &[digest], environment)
+            .await
     }
 
     async fn exchange_enrollment(

@@ -11,8 +11,8 @@ use sqlx::{Decode, Row, Type};
 use crate::subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord};
 use crate::vaults::{CredentialRecord, VaultRecord};
 use crate::{
-    AgentRecord, ApiKeyRecord, CallRecord, EnvironmentRecord, IdempotencyRecord, ItemRecord,
-    ProjectRecord, SessionRecord, TraceRecord, TurnRecord,
+    AgentRecord, ApiKeyRecord, CallRecord, DeletionRecord, EnvironmentRecord, IdempotencyRecord,
+    ItemRecord, ProjectRecord, SessionRecord, TraceRecord, TurnRecord,
 };
 
 /// A column value either engine decodes: `String`, `i64` and their `Option`s.
@@ -85,6 +85,17 @@ pub(crate) fn session(row: &impl Columns) -> SessionRecord {
         active_turn_id: row.column("active_turn_id"),
         doc: row.column("doc"),
         agent: row.column("agent"),
+    }
+}
+
+pub(crate) fn deletion(row: &impl Columns) -> DeletionRecord {
+    DeletionRecord {
+        session_id: row.column("session_id"),
+        project_id: row.column("project_id"),
+        environment_id: row.column("environment_id"),
+        workspace_id: row.column("workspace_id"),
+        workspace_runtime: row.column("workspace_runtime"),
+        created_at: row.column("created_at"),
     }
 }
 

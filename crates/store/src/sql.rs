@@ -149,19 +149,86 @@ macro_rules! session_columns {
 
 pub(crate) const SESSION_COLUMNS: &str = session_columns!();
 
-/// Session `$1` of Project `$2`.
-pub(crate) const SESSION_BY_ID: &str = concat!(
-    "SELECT ",
-    session_columns!(),
-    " FROM sessions WHERE id = $1 AND project_id = $2"
-);
+/// The one-row reads. Each engine binds the keys in the order written beside each query and reads
+/// the row with [`crate::rows`].
+pub(crate) mod one {
+    /// A query on a child row of a Session, `$1` binding the Session, `$2` the row's key (in
+    /// `column`) and `$3` the Project. Child rows follow their Session, so checking that the
+    /// Session `$1` is one of Project `$3`'s is how another Project's rows are absent.
+    macro_rules! in_session {
+        ($table:literal, $column:literal) => {
+            concat!(
+                "SELECT * FROM ",
+                $table,
+                " WHERE ",
+                $column,
+                " = $2 AND session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)"
+            )
+        };
+    }
 
-/// The Sessions whose root Turn has not settled, in creation order.
-pub(crate) const UNSETTLED_SESSIONS: &str = concat!(
-    "SELECT ",
-    session_columns!(),
-    " FROM sessions WHERE active_turn_id IS NOT NULL ORDER BY seq"
-);
+    /// `[id]`.
+    pub const PROJECT: &str = "SELECT * FROM projects WHERE id = $1";
+    /// `[digest]`: a key that is not revoked, of a Project that is not archived (an archived
+    /// Project's keys open nothing, exactly as revoked ones).
+    pub const ACTIVE_API_KEY: &str = "SELECT * FROM api_keys WHERE digest = $1 \
+        AND revoked_at IS NULL AND project_id IN (SELECT id FROM projects WHERE archived_at IS NULL)";
+    /// `[id, project]`.
+    pub const AGENT: &str = "SELECT * FROM agents WHERE id = $1 AND project_id = $2";
+    /// `[id, project]`, with the Session's agent ([`session_columns!`]).
+    pub const SESSION: &str = concat!(
+        "SELECT ",
+        session_columns!(),
+        " FROM sessions WHERE id = $1 AND project_id = $2"
+    );
+    /// `[key, project]`.
+    pub const CREATE_KEY: &str =
+        "SELECT * FROM session_create_keys WHERE key = $1 AND project_id = $2";
+    /// `[id, project]`.
+    pub const ENVIRONMENT: &str = "SELECT * FROM environments WHERE id = $1 AND project_id = $2";
+    /// `[digest]`, of any Project: the digest names the Environment.
+    pub const ENVIRONMENT_BY_ENROLLMENT: &str =
+        "SELECT * FROM environments WHERE enrollment_digest = $1";
+    /// `[digest]`, of any Project.
+    pub const ENVIRONMENT_BY_CREDENTIAL: &str =
+        "SELECT * FROM environments WHERE credential_digest = $1";
+    /// `[id, project]`.
+    pub const VAULT: &str = "SELECT * FROM vaults WHERE id = $1 AND project_id = $2";
+    /// `[vault, id, project]`.
+    pub const CREDENTIAL: &str =
+        "SELECT * FROM vault_credentials WHERE vault_id = $1 AND id = $2 AND project_id = $3";
+    /// `[session, turn, project]`.
+    pub const TURN: &str = in_session!("turns", "id");
+    /// `[session, call, project]`.
+    pub const CALL: &str = in_session!("calls", "call_id");
+    /// `[session, key, project]`.
+    pub const IDEMPOTENCY: &str = in_session!("idempotency", "key");
+    /// `[session, subagent, project]`.
+    pub const SUBAGENT: &str = in_session!("subagents", "id");
+    /// `[session, subagent, turn, project]`: a Subagent's Turn.
+    pub const CHILD_TURN: &str = "SELECT * FROM subagent_turns WHERE subagent_id = $2 AND id = $3 \
+        AND session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $4)";
+}
+
+/// The fixed reads of many rows (listings with pages and filters are [`Listing`]s), keys as in
+/// [`one`].
+pub(crate) mod all {
+    /// `[]`, in creation order.
+    pub const PROJECTS: &str = "SELECT * FROM projects ORDER BY seq";
+    /// `[]`.
+    pub const API_KEYS: &str = "SELECT * FROM api_keys ORDER BY created_at, id";
+    /// `[]`: the Sessions whose deletion is still to finish.
+    pub const DELETIONS: &str = "SELECT * FROM session_deletions ORDER BY created_at, session_id";
+    /// `[]`: the Sessions whose root Turn has not settled, in creation order.
+    pub const UNSETTLED_SESSIONS: &str = concat!(
+        "SELECT ",
+        session_columns!(),
+        " FROM sessions WHERE active_turn_id IS NOT NULL ORDER BY seq"
+    );
+    /// `[session, turn, project]`: a Turn's Items, in order.
+    pub const TURN_ITEMS: &str = "SELECT * FROM items WHERE turn_id = $2 AND \
+        session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3) ORDER BY seq";
+}
 
 /// The statements of one atomic Session write, in the order their rows reference each other.
 pub(crate) fn session_write(mut w: SessionWrite) -> Vec<Statement> {

@@ -19,7 +19,7 @@ mod subagents;
 mod vaults;
 
 use crate::rows::{
-    agent, api_key, call, environment, idempotency, item, project, session, trace, turn,
+    agent, api_key, call, deletion, environment, idempotency, item, project, session, trace, turn,
 };
 use crate::sql::{self, Cond, Listing, Sql, of_project, of_session, put_environment};
 use crate::writer::{Bind, Statement, Writer};
@@ -83,35 +83,28 @@ impl SqliteStore {
         self.writer.write(statements).await.map(|_| ())
     }
 
-    /// The Environment whose enrollment or credential digest is `value` (of any Project).
-    async fn environment_where(
-        &self,
-        column: &'static str,
-        value: &str,
-    ) -> Result<Option<EnvironmentRecord>> {
-        let sql = match column {
-            "enrollment_digest" => "SELECT * FROM environments WHERE enrollment_digest = $1",
-            _ => "SELECT * FROM environments WHERE credential_digest = $1",
-        };
-        let row = sqlx::query(sql)
-            .bind(value)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(environment))
-    }
-
-    /// The row of an [`in_session`] query (Project, Session, the row's key), as `read` makes
-    /// it; `None` when there is none, or the Session is another Project's.
-    async fn one_in_session<T>(
+    /// The row of one of the [`sql::one`] queries, its keys bound in order, as `read` makes it;
+    /// `None` when there is none.
+    async fn one<T>(
         &self,
         sql: &'static str,
-        [project, session_id, key]: [&str; 3],
+        keys: &[&str],
         read: fn(&SqliteRow) -> T,
     ) -> Result<Option<T>> {
-        let row = in_session(sql, project, session_id, key)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(read))
+        let q = keys.iter().fold(sqlx::query(sql), |q, key| q.bind(*key));
+        Ok(q.fetch_optional(&self.pool).await?.as_ref().map(read))
+    }
+
+    /// The rows of one of the [`sql::all`] queries, its keys bound in order, as `read` makes
+    /// them.
+    async fn all<T>(
+        &self,
+        sql: &'static str,
+        keys: &[&str],
+        read: fn(&SqliteRow) -> T,
+    ) -> Result<Vec<T>> {
+        let q = keys.iter().fold(sqlx::query(sql), |q, key| q.bind(*key));
+        Ok(q.fetch_all(&self.pool).await?.iter().map(read).collect())
     }
 
     async fn page<T>(&self, l: Listing<SqliteRow, T>, q: &PageQuery) -> Result<Page<T>> {
@@ -138,23 +131,6 @@ fn query(sql: &Sql) -> Result<sqlx::query::Query<'_, sqlx::Sqlite, SqliteArgumen
     ))
 }
 
-/// A fixed query on a Session's child row: `$1` binds the Session, `$2` the row's key, `$3`
-/// the Project (the query must hold [`SESSION_IN_PROJECT`]).
-fn in_session<'q>(
-    sql: &'static str,
-    project: &'q str,
-    session_id: &'q str,
-    key: &'q str,
-) -> sqlx::query::Query<'q, sqlx::Sqlite, SqliteArguments> {
-    debug_assert!(sql.contains(SESSION_IN_PROJECT), "{sql}");
-    sqlx::query(sql).bind(session_id).bind(key).bind(project)
-}
-
-/// The condition of [`in_session`]'s queries: the row's Session `$1` is one of Project `$3`'s.
-/// Child rows follow their Session, so this is how a foreign Project's Session is absent.
-const SESSION_IN_PROJECT: &str =
-    "session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-
 #[async_trait]
 impl Store for SqliteStore {
     async fn insert_project(&self, p: &ProjectRecord) -> Result<()> {
@@ -172,18 +148,11 @@ impl Store for SqliteStore {
     }
 
     async fn list_projects(&self) -> Result<Vec<ProjectRecord>> {
-        let rows = sqlx::query("SELECT * FROM projects ORDER BY seq")
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(project).collect())
+        self.all(sql::all::PROJECTS, &[], project).await
     }
 
     async fn get_project(&self, id: &str) -> Result<Option<ProjectRecord>> {
-        let row = sqlx::query("SELECT * FROM projects WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(project))
+        self.one(sql::one::PROJECT, &[id], project).await
     }
 
     async fn archive_project(&self, id: &str, at: i64) -> Result<bool> {
@@ -214,10 +183,7 @@ impl Store for SqliteStore {
     }
 
     async fn list_api_keys(&self) -> Result<Vec<ApiKeyRecord>> {
-        let rows = sqlx::query("SELECT * FROM api_keys ORDER BY created_at, id")
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(api_key).collect())
+        self.all(sql::all::API_KEYS, &[], api_key).await
     }
 
     async fn revoke_api_key(&self, id: &str, at: i64) -> Result<bool> {
@@ -231,15 +197,7 @@ impl Store for SqliteStore {
     }
 
     async fn active_api_key(&self, digest: &str) -> Result<Option<ApiKeyRecord>> {
-        // An archived Project's keys open nothing, exactly as revoked ones.
-        let row = sqlx::query(
-            "SELECT * FROM api_keys WHERE digest = $1 AND revoked_at IS NULL \
-             AND project_id IN (SELECT id FROM projects WHERE archived_at IS NULL)",
-        )
-        .bind(digest)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.as_ref().map(api_key))
+        self.one(sql::one::ACTIVE_API_KEY, &[digest], api_key).await
     }
 
     async fn count_api_keys(&self) -> Result<i64> {
@@ -276,15 +234,7 @@ impl Store for SqliteStore {
     }
 
     async fn get_agent(&self, project: &str, id: &str) -> Result<Option<AgentRecord>> {
-        let row = sqlx::query(
-            "SELECT id, project_id, created_at, updated_at, config FROM agents \
-             WHERE id = $1 AND project_id = $2",
-        )
-        .bind(id)
-        .bind(project)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.as_ref().map(agent))
+        self.one(sql::one::AGENT, &[id, project], agent).await
     }
 
     async fn update_agent(&self, a: &AgentRecord) -> Result<bool> {
@@ -336,12 +286,7 @@ impl Store for SqliteStore {
     }
 
     async fn get_session(&self, project: &str, id: &str) -> Result<Option<SessionRecord>> {
-        let row = sqlx::query(sql::SESSION_BY_ID)
-            .bind(id)
-            .bind(project)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(session))
+        self.one(sql::one::SESSION, &[id, project], session).await
     }
 
     async fn list_sessions(
@@ -435,20 +380,7 @@ impl Store for SqliteStore {
     }
 
     async fn pending_deletions(&self) -> Result<Vec<DeletionRecord>> {
-        let rows = sqlx::query("SELECT * FROM session_deletions ORDER BY created_at, session_id")
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows
-            .iter()
-            .map(|r| DeletionRecord {
-                session_id: r.get("session_id"),
-                project_id: r.get("project_id"),
-                environment_id: r.get("environment_id"),
-                workspace_id: r.get("workspace_id"),
-                workspace_runtime: r.get("workspace_runtime"),
-                created_at: r.get("created_at"),
-            })
-            .collect())
+        self.all(sql::all::DELETIONS, &[], deletion).await
     }
 
     async fn finish_deletion(&self, session_id: &str) -> Result<()> {
@@ -465,10 +397,7 @@ impl Store for SqliteStore {
     }
 
     async fn unsettled_sessions(&self) -> Result<Vec<SessionRecord>> {
-        let rows = sqlx::query(sql::UNSETTLED_SESSIONS)
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(session).collect())
+        self.all(sql::all::UNSETTLED_SESSIONS, &[], session).await
     }
 
     async fn session_gauges(&self) -> Result<SessionGauges> {
@@ -490,9 +419,7 @@ impl Store for SqliteStore {
         session_id: &str,
         turn_id: &str,
     ) -> Result<Option<TurnRecord>> {
-        let sql = "SELECT * FROM turns WHERE id = $2 AND \
-                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        self.one_in_session(sql, [project, session_id, turn_id], turn)
+        self.one(sql::one::TURN, &[session_id, turn_id, project], turn)
             .await
     }
 
@@ -562,13 +489,8 @@ impl Store for SqliteStore {
         session_id: &str,
         turn_id: &str,
     ) -> Result<Vec<ItemRecord>> {
-        let sql = "SELECT * FROM items WHERE turn_id = $2 AND \
-                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3) \
-                   ORDER BY seq";
-        let rows = in_session(sql, project, session_id, turn_id)
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(item).collect())
+        self.all(sql::all::TURN_ITEMS, &[session_id, turn_id, project], item)
+            .await
     }
 
     async fn get_call(
@@ -577,9 +499,7 @@ impl Store for SqliteStore {
         session_id: &str,
         call_id: &str,
     ) -> Result<Option<CallRecord>> {
-        let sql = "SELECT * FROM calls WHERE call_id = $2 AND \
-                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        self.one_in_session(sql, [project, session_id, call_id], call)
+        self.one(sql::one::CALL, &[session_id, call_id, project], call)
             .await
     }
 
@@ -589,20 +509,17 @@ impl Store for SqliteStore {
         session_id: &str,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>> {
-        let sql = "SELECT * FROM idempotency WHERE key = $2 AND \
-                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        self.one_in_session(sql, [project, session_id, key], idempotency)
-            .await
+        self.one(
+            sql::one::IDEMPOTENCY,
+            &[session_id, key, project],
+            idempotency,
+        )
+        .await
     }
 
     async fn get_create_key(&self, project: &str, key: &str) -> Result<Option<IdempotencyRecord>> {
-        let row =
-            sqlx::query("SELECT * FROM session_create_keys WHERE key = $1 AND project_id = $2")
-                .bind(key)
-                .bind(project)
-                .fetch_optional(&self.pool)
-                .await?;
-        Ok(row.as_ref().map(idempotency))
+        self.one(sql::one::CREATE_KEY, &[key, project], idempotency)
+            .await
     }
 
     async fn put_environment(&self, e: &EnvironmentRecord) -> Result<()> {
@@ -610,12 +527,8 @@ impl Store for SqliteStore {
     }
 
     async fn get_environment(&self, project: &str, id: &str) -> Result<Option<EnvironmentRecord>> {
-        let row = sqlx::query("SELECT * FROM environments WHERE id = $1 AND project_id = $2")
-            .bind(id)
-            .bind(project)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(environment))
+        self.one(sql::one::ENVIRONMENT, &[id, project], environment)
+            .await
     }
 
     async fn list_environments(
@@ -653,11 +566,13 @@ impl Store for SqliteStore {
     }
 
     async fn environment_by_enrollment(&self, digest: &str) -> Result<Option<EnvironmentRecord>> {
-        self.environment_where("enrollment_digest", digest).await
+        self.one(sql::one::ENVIRONMENT_BY_ENROLLMENT, &[digest], environment)
+            .await
     }
 
     async fn environment_by_credential(&self, digest: &str) -> Result<Option<EnvironmentRecord>> {
-        self.environment_where("credential_digest", digest).await
+        self.one(sql::one::ENVIRONMENT_BY_CREDENTIAL, &[digest], environment)
+            .await
     }
 
     async fn exchange_enrollment(

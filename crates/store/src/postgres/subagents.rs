@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use super::PgStore;
 use super::query::{Cond, Listing, of_session, page};
 use crate::rows::{child_item, child_turn, subagent};
+use crate::sql;
 use crate::subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
 use crate::writer::Bind;
 use crate::{Page, PageQuery, Result};
@@ -28,9 +29,8 @@ impl SubagentStore for PgStore {
         session_id: &str,
         id: &str,
     ) -> Result<Option<SubagentRecord>> {
-        let sql = "SELECT * FROM subagents WHERE id = $2 AND \
-                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        self.one(sql, &[session_id, id, project], subagent).await
+        self.one(sql::one::SUBAGENT, &[session_id, id, project], subagent)
+            .await
     }
 
     async fn list_subagents(
@@ -56,10 +56,8 @@ impl SubagentStore for PgStore {
         subagent_id: &str,
         turn_id: &str,
     ) -> Result<Option<ChildTurnRecord>> {
-        let sql = "SELECT * FROM subagent_turns WHERE subagent_id = $2 AND id = $3 AND \
-                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $4)";
         self.one(
-            sql,
+            sql::one::CHILD_TURN,
             &[session_id, subagent_id, turn_id, project],
             child_turn,
         )

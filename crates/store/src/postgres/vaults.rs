@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use super::query::{Cond, Listing, of_project, page};
 use super::{PgStore, metadata_pair};
 use crate::rows::{credential, vault};
+use crate::sql;
 use crate::vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
 use crate::writer::{Bind, Statement};
 use crate::{Page, PageQuery, Result};
@@ -57,8 +58,7 @@ impl VaultStore for PgStore {
     }
 
     async fn get_vault(&self, project: &str, id: &str) -> Result<Option<VaultRecord>> {
-        let sql = "SELECT * FROM vaults WHERE id = $1 AND project_id = $2";
-        self.one(sql, &[id, project], vault).await
+        self.one(sql::one::VAULT, &[id, project], vault).await
     }
 
     async fn list_vaults(
@@ -112,9 +112,8 @@ impl VaultStore for PgStore {
         vault_id: &str,
         id: &str,
     ) -> Result<Option<CredentialRecord>> {
-        let sql =
-            "SELECT * FROM vault_credentials WHERE vault_id = $1 AND id = $2 AND project_id = $3";
-        self.one(sql, &[vault_id, id, project], credential).await
+        self.one(sql::one::CREDENTIAL, &[vault_id, id, project], credential)
+            .await
     }
 
     async fn list_credentials(

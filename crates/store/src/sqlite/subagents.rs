@@ -5,6 +5,7 @@ use async_trait::async_trait;
 
 use super::{Cond, Listing, SqliteStore, of_session};
 use crate::rows::{child_item, child_turn, subagent};
+use crate::sql;
 use crate::subagents::{ChildItemRecord, ChildTurnRecord, SubagentRecord, SubagentStore};
 use crate::writer::Bind;
 use crate::{Page, PageQuery, Result};
@@ -27,9 +28,7 @@ impl SubagentStore for SqliteStore {
         session_id: &str,
         id: &str,
     ) -> Result<Option<SubagentRecord>> {
-        let sql = "SELECT * FROM subagents WHERE id = $2 AND \
-                   session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)";
-        self.one_in_session(sql, [project, session_id, id], subagent)
+        self.one(sql::one::SUBAGENT, &[session_id, id, project], subagent)
             .await
     }
 
@@ -59,17 +58,12 @@ impl SubagentStore for SqliteStore {
         subagent_id: &str,
         turn_id: &str,
     ) -> Result<Option<ChildTurnRecord>> {
-        let row = sqlx::query(
-            "SELECT * FROM subagent_turns WHERE subagent_id = $2 AND id = $3 AND \
-             session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $4)",
+        self.one(
+            sql::one::CHILD_TURN,
+            &[session_id, subagent_id, turn_id, project],
+            child_turn,
         )
-        .bind(session_id)
-        .bind(subagent_id)
-        .bind(turn_id)
-        .bind(project)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.as_ref().map(child_turn))
+        .await
     }
 
     async fn list_child_turns(

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 
 use super::{Cond, Listing, SqliteStore, of_project};
 use crate::rows::{credential, vault};
+use crate::sql;
 use crate::vaults::{CredentialRecord, VaultFilter, VaultRecord, VaultStore};
 use crate::writer::{Bind, Statement};
 use crate::{Page, PageQuery, Result};
@@ -59,12 +60,7 @@ impl VaultStore for SqliteStore {
     }
 
     async fn get_vault(&self, project: &str, id: &str) -> Result<Option<VaultRecord>> {
-        let row = sqlx::query("SELECT * FROM vaults WHERE id = $1 AND project_id = $2")
-            .bind(id)
-            .bind(project)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(vault))
+        self.one(sql::one::VAULT, &[id, project], vault).await
     }
 
     async fn list_vaults(
@@ -124,15 +120,8 @@ impl VaultStore for SqliteStore {
         vault_id: &str,
         id: &str,
     ) -> Result<Option<CredentialRecord>> {
-        let row = sqlx::query(
-            "SELECT * FROM vault_credentials WHERE vault_id = $1 AND id = $2 AND project_id = $3",
-        )
-        .bind(vault_id)
-        .bind(id)
-        .bind(project)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.as_ref().map(credential))
+        self.one(sql::one::CREDENTIAL, &[vault_id, id, project], credential)
+            .await
     }
 
     async fn list_credentials(
