@@ -73,6 +73,14 @@ pub fn launch_overrides(
         .collect()
 }
 
+/// Turns off codex's remote control, through which a ChatGPT account drives an app-server from
+/// chatgpt.com; Switchboard is the only client of the processes it starts. Without a ChatGPT
+/// login, codex 0.171.0 otherwise waits for one for as long as the process lives: it reloads its
+/// auth file and logs two rows into its log database about once a second. An idle process took
+/// 0.67-0.86 ms of CPU per second that way, and 0.04-0.09 ms with this set
+/// (`docs/benchmarks.md`, session 23).
+const REMOTE_CONTROL_DISABLED: &str = "CODEX_INTERNAL_APP_SERVER_REMOTE_CONTROL_DISABLED";
+
 /// A running, initialized app-server.
 pub type CodexProcess = NativeProcess<Connection, Inbound>;
 
@@ -100,7 +108,8 @@ pub async fn launch(
             .env("HOME", layout.root())
             .env("CODEX_HOME", layout.codex_home())
             .env(API_KEY_ENV, api_key)
-            .env("RUST_LOG", "warn");
+            .env("RUST_LOG", "warn")
+            .env(REMOTE_CONTROL_DISABLED, "1");
     })?;
     let (connection, inbound) = Connection::start(stdin, stdout);
     connection

@@ -15,6 +15,7 @@ mod host_checkout;
 mod managed_requirements;
 mod mock_model_round_trip;
 mod output_schema;
+mod remote_control_off;
 mod shared_cancel;
 mod shared_isolation;
 mod shared_memory;
