@@ -149,12 +149,23 @@ macro_rules! session_columns {
 
 pub(crate) const SESSION_COLUMNS: &str = session_columns!();
 
+/// The condition of a read of a Session's child rows: their Session, `$1`, is one of the
+/// Project's (`$n`). Child rows follow their Session, so this is how another Project's are absent.
+macro_rules! session_of_project {
+    ($n:literal) => {
+        concat!(
+            "session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $",
+            $n,
+            ")"
+        )
+    };
+}
+
 /// The one-row reads. Each engine binds the keys in the order written beside each query and reads
 /// the row with [`crate::rows`].
 pub(crate) mod one {
-    /// A query on a child row of a Session, `$1` binding the Session, `$2` the row's key (in
-    /// `column`) and `$3` the Project. Child rows follow their Session, so checking that the
-    /// Session `$1` is one of Project `$3`'s is how another Project's rows are absent.
+    /// A query on a child row of a Session: `$1` binds the Session, `$2` the row's key (in
+    /// `column`) and `$3` the Project.
     macro_rules! in_session {
         ($table:literal, $column:literal) => {
             concat!(
@@ -162,7 +173,8 @@ pub(crate) mod one {
                 $table,
                 " WHERE ",
                 $column,
-                " = $2 AND session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3)"
+                " = $2 AND ",
+                session_of_project!("3")
             )
         };
     }
@@ -206,8 +218,10 @@ pub(crate) mod one {
     /// `[session, subagent, project]`.
     pub const SUBAGENT: &str = in_session!("subagents", "id");
     /// `[session, subagent, turn, project]`: a Subagent's Turn.
-    pub const CHILD_TURN: &str = "SELECT * FROM subagent_turns WHERE subagent_id = $2 AND id = $3 \
-        AND session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $4)";
+    pub const CHILD_TURN: &str = concat!(
+        "SELECT * FROM subagent_turns WHERE subagent_id = $2 AND id = $3 AND ",
+        session_of_project!("4")
+    );
 }
 
 /// The fixed reads of many rows (listings with pages and filters are [`Listing`]s), keys as in
@@ -226,8 +240,11 @@ pub(crate) mod all {
         " FROM sessions WHERE active_turn_id IS NOT NULL ORDER BY seq"
     );
     /// `[session, turn, project]`: a Turn's Items, in order.
-    pub const TURN_ITEMS: &str = "SELECT * FROM items WHERE turn_id = $2 AND \
-        session_id IN (SELECT id FROM sessions WHERE id = $1 AND project_id = $3) ORDER BY seq";
+    pub const TURN_ITEMS: &str = concat!(
+        "SELECT * FROM items WHERE turn_id = $2 AND ",
+        session_of_project!("3"),
+        " ORDER BY seq"
+    );
 }
 
 /// The statements of one atomic Session write, in the order their rows reference each other.
