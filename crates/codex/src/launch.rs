@@ -77,7 +77,7 @@ pub fn launch_overrides(
 /// chatgpt.com; Switchboard is the only client of the processes it starts. Without a ChatGPT
 /// login, codex 0.171.0 otherwise waits for one for as long as the process lives: it reloads its
 /// auth file and logs two rows into its log database about once a second. An idle process took
-/// 0.67-0.86 ms of CPU per second that way, and 0.04-0.09 ms with this set
+/// 0.67-0.86 ms of CPU per second that way, and 0.04-0.10 ms with this set
 /// (`docs/benchmarks.md`, session 23).
 const REMOTE_CONTROL_DISABLED: &str = "CODEX_INTERNAL_APP_SERVER_REMOTE_CONTROL_DISABLED";
 
