@@ -13,6 +13,7 @@ mod sql;
 pub mod checkpointer;
 pub mod claims;
 pub mod environments;
+mod fixed;
 pub mod key_check;
 pub mod notify;
 pub mod page;

@@ -25,6 +25,7 @@ mod query;
 mod subagents;
 mod vaults;
 
+use crate::fixed;
 use crate::rows::{
     agent, api_key, call, deletion, environment, idempotency, item, project, session, trace, turn,
 };
@@ -175,28 +176,24 @@ impl PgStore {
         }
     }
 
-    /// The row of one of the [`sql::one`] queries, its keys bound in order, as `read` makes it;
-    /// `None` when there is none.
+    /// The row of one of the [`sql::one`] queries ([`fixed::one`]).
     async fn one<T>(
         &self,
         sql: &'static str,
         keys: &[&str],
         read: fn(&PgRow) -> T,
     ) -> Result<Option<T>> {
-        let q = keys.iter().fold(sqlx::query(sql), |q, key| q.bind(*key));
-        Ok(q.fetch_optional(&self.pool).await?.as_ref().map(read))
+        fixed::one(&self.pool, sql, keys, read).await
     }
 
-    /// The rows of one of the [`sql::all`] queries, its keys bound in order, as `read` makes
-    /// them.
+    /// The rows of one of the [`sql::all`] queries ([`fixed::all`]).
     async fn all<T>(
         &self,
         sql: &'static str,
         keys: &[&str],
         read: fn(&PgRow) -> T,
     ) -> Result<Vec<T>> {
-        let q = keys.iter().fold(sqlx::query(sql), |q, key| q.bind(*key));
-        Ok(q.fetch_all(&self.pool).await?.iter().map(read).collect())
+        fixed::all(&self.pool, sql, keys, read).await
     }
 }
 
