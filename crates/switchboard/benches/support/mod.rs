@@ -362,6 +362,16 @@ fn run_time(task: &Path) -> Duration {
     Duration::from_nanos(ns)
 }
 
+/// The kind of the thread at `task` (its `/proc/…/task/TID` directory): the index of the first
+/// of `named` its `comm` begins with, or `other` when none does.
+fn kind_of(task: &std::path::Path, named: &[&str], other: usize) -> usize {
+    let comm = std::fs::read_to_string(task.join("comm")).unwrap_or_default();
+    named
+        .iter()
+        .position(|k| comm.trim_end().starts_with(k))
+        .unwrap_or(other)
+}
+
 /// This process's threads' use so far, by [`THREAD_KINDS`] (a thread that has ended is gone
 /// from the count, so only a window in which the same threads live is meaningful).
 fn thread_use() -> [ThreadUse; THREAD_KINDS.len()] {
@@ -371,11 +381,11 @@ fn thread_use() -> [ThreadUse; THREAD_KINDS.len()] {
     };
     for task in tasks.flatten() {
         let path = task.path();
-        let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
-        let kind = THREAD_KINDS
-            .iter()
-            .position(|k| comm.trim_end().starts_with(k))
-            .unwrap_or(THREAD_KINDS.len() - 1);
+        let kind = kind_of(
+            &path,
+            &THREAD_KINDS[..THREAD_KINDS.len() - 1],
+            THREAD_KINDS.len() - 1,
+        );
         let switches: u64 = std::fs::read_to_string(path.join("status"))
             .unwrap_or_default()
             .lines()
@@ -465,11 +475,11 @@ fn children_cpu(parent: u32) -> [Duration; HARNESS_THREAD_KINDS.len()] {
         };
         for task in tasks.flatten() {
             let path = task.path();
-            let comm = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
-            let kind = HARNESS_THREAD_KINDS[..reaped]
-                .iter()
-                .position(|k| comm.trim_end().starts_with(k))
-                .unwrap_or(HARNESS_THREAD_KINDS.len() - 1);
+            let kind = kind_of(
+                &path,
+                &HARNESS_THREAD_KINDS[..reaped],
+                HARNESS_THREAD_KINDS.len() - 1,
+            );
             total[kind] += run_time(&path);
         }
     }
