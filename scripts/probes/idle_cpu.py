@@ -15,7 +15,6 @@ warm pool (until one is bound), so what they take runs beside every active Turn.
 import collections
 import glob
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +24,7 @@ import turn_instructions as probe  # noqa: E402  (the scenario's helpers)
 
 PROCESS_NAME = {"codex": "codex", "claude_code": "claude"}
 MODEL = {"codex": "gpt-test", "claude_code": "claude-test"}
+BINARY_ENV = {"codex": "SWITCHBOARD_CODEX_BIN", "claude_code": "SWITCHBOARD_CLAUDE_BIN"}
 
 
 def run_times(process_name):
@@ -50,25 +50,11 @@ def main():
     harness = os.environ.get("HARNESS", "codex")
     settle = int(os.environ.get("SETTLE", "5"))
     work = tempfile.mkdtemp(prefix="idle-cpu-")
-    mock_port, port = probe.free_port(), probe.free_port()
-    mock = subprocess.Popen([switchboard, "mock-model", "--listen", f"127.0.0.1:{mock_port}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    env = dict(os.environ, SWITCHBOARD_API_KEY=probe.KEY, SWITCHBOARD_CODEX_BIN=binary,
-               SWITCHBOARD_CLAUDE_BIN=binary)
-    serve = subprocess.Popen(
-        [switchboard, "serve", "--data-dir", f"{work}/data", "--listen", f"127.0.0.1:{port}",
-         "--model-provider-url", f"http://127.0.0.1:{mock_port}/v1", "--model-provider-key", "unused",
-         "--anthropic-provider-url", f"http://127.0.0.1:{mock_port}", "--anthropic-provider-key", "unused",
-         "--default-harness", harness, "--warm-harnesses", "0", "--no-install"],
-        env=env, stdout=subprocess.DEVNULL, stderr=open(f"{work}/serve.log", "w"))
-    try:
-        probe.wait_ready(port)
+    env = {BINARY_ENV[harness]: binary}
+    with probe.served(switchboard, work, env, flags=("--default-harness", harness)) as (_, port):
         agent = dict(probe.agent(), model=MODEL[harness])
         for _ in range(sessions):
-            stream = probe.events(port, "/v1/agents/sessions", {
-                "environment": {"type": "none"}, "agent": agent,
-                "input": "Weather in Paris?", "stream": True})
-            probe.turn(port, stream, None, 0)
+            probe.first_turn(port, agent)
         time.sleep(settle)
         for _ in range(3):
             before, start = run_times(PROCESS_NAME[harness]), time.time()
@@ -83,11 +69,6 @@ def main():
             names = ", ".join(f"{name} {ns / seconds / 1e6:.2f}" for name, ns in by_name.most_common(4))
             print(f"{harness}: {processes} idle processes take {total:.2f} ms of CPU per second, "
                   f"{total / max(processes, 1):.3f} each (by thread: {names})", flush=True)
-    finally:
-        serve.terminate()
-        mock.terminate()
-        serve.wait()
-        mock.wait()
 
 
 if __name__ == "__main__":

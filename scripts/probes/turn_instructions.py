@@ -124,33 +124,48 @@ def arguments(default_turns, prefix, doc):
 
 
 @contextlib.contextmanager
-def scenario(switchboard, codex, work, wrapper=()):
-    """The mock model and `serve` (behind `wrapper`, a command prefix) in `work`, a Session made
-    and warmed up by its first Turn and three prepared Turns; yields (serve, port, session ID)
-    and stops both processes afterwards."""
+def served(switchboard, work, env, wrapper=(), flags=()):
+    """The mock model and `serve` (behind `wrapper`, a command prefix; with `flags` added, and
+    `env` added to its environment, such as the harness binary's variable) in `work`, no warm
+    pool; yields (serve, port) once it is ready and stops both processes afterwards."""
     mock_port, port = free_port(), free_port()
     mock = subprocess.Popen([switchboard, "mock-model", "--listen", f"127.0.0.1:{mock_port}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    env = dict(os.environ, SWITCHBOARD_API_KEY=KEY, SWITCHBOARD_CODEX_BIN=codex)
     serve = subprocess.Popen(
         [*wrapper, switchboard, "serve",
          "--data-dir", f"{work}/data", "--listen", f"127.0.0.1:{port}",
          "--model-provider-url", f"http://127.0.0.1:{mock_port}/v1", "--model-provider-key", "unused",
-         "--warm-harnesses", "0", "--no-install"],
-        env=env, stdout=subprocess.DEVNULL, stderr=open(f"{work}/serve.log", "w"))
+         "--anthropic-provider-url", f"http://127.0.0.1:{mock_port}",
+         "--anthropic-provider-key", "unused",
+         "--warm-harnesses", "0", "--no-install", *flags],
+        env=dict(os.environ, SWITCHBOARD_API_KEY=KEY, **env),
+        stdout=subprocess.DEVNULL, stderr=open(f"{work}/serve.log", "w"))
     try:
         wait_ready(port)
-        first = events(port, "/v1/agents/sessions", {
-            "environment": {"type": "none"}, "agent": agent(),
-            "input": "Weather in Paris?", "stream": True})
-        session_id = turn(port, first, None, 0)
-        prepared_turns(port, session_id, 3)
-        yield serve, port, session_id
+        yield serve, port
     finally:
         serve.terminate()
         mock.terminate()
         serve.wait()
         mock.wait()
+
+
+def first_turn(port, agent_body):
+    """A new Session on `agent_body` with no workspace, run to the end of its first Turn; its ID."""
+    stream = events(port, "/v1/agents/sessions", {
+        "environment": {"type": "none"}, "agent": agent_body,
+        "input": "Weather in Paris?", "stream": True})
+    return turn(port, stream, None, 0)
+
+
+@contextlib.contextmanager
+def scenario(switchboard, codex, work, wrapper=()):
+    """[`served`] on codex, with a Session made and warmed up by its first Turn and three
+    prepared Turns; yields (serve, port, session ID)."""
+    with served(switchboard, work, {"SWITCHBOARD_CODEX_BIN": codex}, wrapper) as (serve, port):
+        session_id = first_turn(port, agent())
+        prepared_turns(port, session_id, 3)
+        yield serve, port, session_id
 
 
 def self_costs(profile):
