@@ -355,11 +355,27 @@ impl SessionExecutor for CodexExecutor {
                 Err(error) => Err(error.to_string()),
             };
             if let Err(error) = deleted {
-                tracing::warn!(%thread_id, %error, "cannot delete a released Session's thread");
+                // The next process of that home deletes it instead.
+                let kept = crate::released::keep(inner.layout.root());
+                tracing::warn!(%thread_id, %error, ?kept, "cannot delete a released Session's thread now");
             }
         }
         slot.discard().await;
         Ok(())
+    }
+
+    /// An evicted Session whose thread lives in another home: its release resumes the thread
+    /// on a process of that home to delete it ([`CodexExecutor::release`]).
+    fn release_starts_process(&self) -> bool {
+        let inner = &self.inner;
+        let joins_a_live_process = match &inner.home {
+            Home::Shared(host, key) => host.has_live(key),
+            Home::Own(_) => false,
+        };
+        !inner.slot.is_resident()
+            && inner.thread_id().is_some()
+            && inner.home.is_foreign(&inner.layout)
+            && !joins_a_live_process
     }
 
     fn shared_process(&self) -> Option<u32> {

@@ -135,6 +135,21 @@ impl ProcessHost {
         Ok(Lease::new(process))
     }
 
+    /// Whether `key` has a live process, or one starting (a join would then launch nothing).
+    pub fn has_live(&self, key: &ShareKey) -> bool {
+        let entry = self
+            .processes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned();
+        entry.is_some_and(|entry| match entry.try_lock() {
+            Ok(slot) => slot.upgrade().is_some_and(|p| p.is_alive()),
+            // A join holds it: it is starting the process, or has found it live.
+            Err(_) => true,
+        })
+    }
+
     /// The process ids of the live shared processes (for observers: tests, measurements).
     pub fn process_ids(&self) -> Vec<u32> {
         let entries: Vec<_> = self

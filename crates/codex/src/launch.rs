@@ -6,7 +6,8 @@
 //! resume from), and the provider key in [`API_KEY_ENV`], never on the command line.
 //!
 //! After spawning, the client sends `initialize` with `experimentalApi` (which `dynamicTools`
-//! requires) and the `initialized` notification. Stdin stays open for the process's whole life:
+//! requires) and the `initialized` notification, then deletes the threads released Sessions
+//! left in the home ([`crate::released`]). Stdin stays open for the process's whole life:
 //! codex exits when it reads EOF.
 
 use std::ops::Deref;
@@ -116,6 +117,7 @@ pub async fn launch(
         .request("initialize", initialize_params(), CONTROL_TIMEOUT)
         .await?;
     connection.notify("initialized", None).await?;
+    crate::released::delete_kept(&connection, layout).await;
     Ok(NativeProcess {
         child,
         connection,

@@ -10,7 +10,8 @@
 //! - [`managed`]: codex's managed requirements, checked before a thread starts or resumes.
 //! - [`launch`]: the hermetic process (own `CODEX_HOME`, empty environment) and `initialize`.
 //! - [`host`]: Sessions sharing one process, a thread each, when their process-wide settings
-//!   are equal (`Codex::with_shared_processes`); [`demux`] splits its stream by thread.
+//!   are equal (`Codex::with_shared_processes`); [`demux`] splits its stream by thread;
+//!   [`released`]: released Sessions' threads that the next process of their home deletes.
 //! - [`jsonrpc`]: framing, request/response matching, the inbound channel.
 //! - [`resume`]: `thread/start` with the dynamic tools, or `thread/resume` after eviction.
 //! - [`workspace`]: the thread's working directory, codex's sandbox and approvals per
@@ -42,6 +43,7 @@ pub mod mcp;
 pub mod overrides;
 pub mod primer;
 pub mod receipts;
+pub mod released;
 pub mod resume;
 pub mod subagents;
 pub mod turn;

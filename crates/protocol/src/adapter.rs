@@ -160,6 +160,14 @@ pub trait SessionExecutor: Send + Sync {
         self.evict().await
     }
 
+    /// Whether [`SessionExecutor::release`] would start a native process: the Session holds
+    /// none, and what it must remove lives where only the harness can remove it (a Codex
+    /// thread in a shared home). The Runtime then gives the release a process slot first, as
+    /// it would a Turn, so that process counts against its live-process bound.
+    fn release_starts_process(&self) -> bool {
+        false
+    }
+
     /// The harness's own identity for the Session (e.g. the Codex thread id), once known.
     fn native_session_id(&self) -> Option<String>;
 

@@ -14,7 +14,7 @@
 //! frames carry the Run ID; a `protocol_error` carries the offending frame's id.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -756,35 +756,53 @@ impl Loop {
     /// Core deleted the Session (it is only ever released then): its process ends and its
     /// state directory goes, with the harness home and transcripts in it, whether or not an
     /// executor is resident (an evicted Session, or one from before a restart, has only the
-    /// directory). `released` answers once nothing of it is left.
+    /// directory). A Session with no executor here whose Codex thread lives in a shared home
+    /// leaves that thread to the next process of the home to delete
+    /// ([`switchboard_codex::released`]). `released` answers once nothing of it is left.
     async fn release(&self, session_id: String) {
         // Evicting refuses a Session mid-Turn (Core deletes only idle Sessions); then the Turn's
         // task holds the last reference and the process is killed when that Turn ends.
-        if let Some(Err(error)) = self.sessions.release(&session_id).await {
-            tracing::warn!(session = %session_id, %error, "release of a busy Session");
-        }
+        let here = match self.sessions.release(&session_id).await {
+            Some(Err(error)) => {
+                tracing::warn!(session = %session_id, %error, "release of a busy Session");
+                true
+            }
+            Some(Ok(())) => true,
+            None => false,
+        };
         self.relays_held().remove(&session_id);
         self.workspaces.release(&session_id);
-        self.remove_state_dir(&session_id);
+        // Off the async workers: a harness home can hold many files.
+        let state_root = self.options.state_root.clone();
+        let id = session_id.clone();
+        let removed =
+            tokio::task::spawn_blocking(move || remove_state_dir(&state_root, &id, here)).await;
+        if let Err(error) = removed {
+            tracing::warn!(session = %session_id, %error, "removing a deleted Session's state");
+        }
         self.preparation(&session_id, PreparationState::Released, None)
             .await;
     }
 }
 
-impl Loop {
-    fn remove_state_dir(&self, session_id: &str) {
-        if !is_safe_dir_name(session_id) {
-            return;
-        }
-        let dir = self.options.state_root.join(session_id);
-        // A Session bound to a warm process keeps its state where that process started.
-        crate::warm::remove_linked(&dir);
-        match std::fs::remove_dir_all(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => {
-                tracing::warn!(dir = %dir.display(), error = %e, "cannot remove a deleted Session's state")
-            }
+/// Removes the state directory of the deleted Session `session_id` under `state_root`; for one
+/// with no executor here (`here` false), first keeps its thread for deletion from a home
+/// outside that directory.
+fn remove_state_dir(state_root: &Path, session_id: &str, here: bool) {
+    if !is_safe_dir_name(session_id) {
+        return;
+    }
+    let dir = state_root.join(session_id);
+    if !here && let Err(e) = switchboard_codex::released::keep(&dir) {
+        tracing::warn!(dir = %dir.display(), error = %e, "cannot keep a released thread for deletion");
+    }
+    // A Session bound to a warm process keeps its state where that process started.
+    crate::warm::remove_linked(&dir);
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            tracing::warn!(dir = %dir.display(), error = %e, "cannot remove a deleted Session's state")
         }
     }
 }

@@ -282,6 +282,10 @@ impl switchboard_protocol::SessionExecutor for WithGateway {
         self.executor.native_session_id()
     }
 
+    fn release_starts_process(&self) -> bool {
+        self.executor.release_starts_process()
+    }
+
     fn shared_process(&self) -> Option<u32> {
         self.executor.shared_process()
     }

@@ -166,6 +166,11 @@ fn preparation_key(session_id: &str) -> String {
     format!("prepare {session_id}")
 }
 
+/// The queue key of a Session's release that needs a process slot.
+fn release_key(session_id: &str) -> String {
+    format!("release {session_id}")
+}
+
 /// What the head of the queue does next.
 enum Step {
     Done(Granted),
@@ -283,10 +288,27 @@ impl Sessions {
     }
 
     /// Forgets a Session for good (its release), ending its process first while its slot stays
-    /// counted, so a queued Turn never launches a process before this one is gone. `None` when
-    /// the Session is not here; an evict refused because a Turn runs leaves that Turn the last
-    /// holder of the executor (its process ends with the Turn).
+    /// counted, so a queued Turn never launches a process before this one is gone. A release
+    /// that starts a process ([`SessionExecutor::release_starts_process`]) first waits for a
+    /// slot in the queue, as a Turn does. `None` when the Session is not here; an evict refused
+    /// because a Turn runs leaves that Turn the last holder of the executor (its process ends
+    /// with the Turn).
     pub async fn release(&self, session_id: &str) -> Option<Result<(), AdapterError>> {
+        let starts_process = {
+            let tables = self.tables();
+            let session = tables.sessions.get(session_id)?;
+            session.slot != Slot::Held && session.executor.release_starts_process()
+        };
+        if starts_process {
+            let key = release_key(session_id);
+            self.tables().queue.push_back(key.clone());
+            let none = None::<std::future::Ready<()>>;
+            if let (Granted::Gone | Granted::Cancelled, _) =
+                self.wait_for_slot(&key, Some(session_id), none).await
+            {
+                return None;
+            }
+        }
         let executor = {
             let mut tables = self.tables();
             let session = tables.sessions.get_mut(session_id)?;

@@ -1,0 +1,74 @@
+//! Threads of released Sessions still to be deleted from a home that outlives them.
+//!
+//! A Session's thread may live in a `CODEX_HOME` outside its state directory: a shared
+//! process's ([`crate::host`]), which stays for the other Sessions of its key. Releasing the
+//! Session deletes the thread through codex (`thread/delete`: its rollout and index entry) on a
+//! process of that home ([`crate::executor`]). A Session released with no executor on this
+//! Runtime (prepared before it restarted) has no process to do that with, and starting one
+//! for it here would run beside the Runtime's live-process bound. So its thread id is kept in
+//! [`RELEASED_FILE`] beside that home, and the next process launched on the home deletes the
+//! threads kept there before it serves anything ([`crate::launch::launch`]).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use crate::jsonrpc::Connection;
+use crate::launch::{CONTROL_TIMEOUT, StateLayout, THREAD_HOME_FILE, THREAD_ID_FILE};
+
+/// The file beside a home (in its state directory) that lists released threads, one id a line.
+pub const RELEASED_FILE: &str = "released-threads";
+
+/// Keeps the thread of the Session whose state directory is `state_dir` for deletion from its
+/// home, when that home lies outside `state_dir` (a home inside it goes with the directory).
+/// Whether a thread was kept.
+pub fn keep(state_dir: &Path) -> std::io::Result<bool> {
+    let layout = StateLayout::new(state_dir.to_owned());
+    let (Some(home), Some(thread_id)) = (
+        layout.read_id(THREAD_HOME_FILE),
+        layout.read_id(THREAD_ID_FILE),
+    ) else {
+        return Ok(false);
+    };
+    let Some(home_dir) = PathBuf::from(home).parent().map(Path::to_owned) else {
+        return Ok(false);
+    };
+    // A Session bound to a warm process has a link for a state directory, and its home is the
+    // link's target: compared as the same directory, it is its own.
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    if same(&home_dir, state_dir) || !home_dir.is_dir() {
+        return Ok(false);
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(home_dir.join(RELEASED_FILE))?;
+    writeln!(file, "{thread_id}")?;
+    Ok(true)
+}
+
+/// Deletes the threads kept beside `layout`'s home through `connection`, the process just
+/// launched on it. The list is taken first (renamed away), so a thread kept meanwhile waits
+/// for the next launch instead of being lost; one codex cannot delete is logged and dropped.
+pub async fn delete_kept(connection: &Connection, layout: &StateLayout) {
+    let kept = layout.join(RELEASED_FILE);
+    let taken = layout.join(&format!("{RELEASED_FILE}.{}", std::process::id()));
+    if tokio::fs::rename(&kept, &taken).await.is_err() {
+        return;
+    }
+    let text = tokio::fs::read_to_string(&taken).await.unwrap_or_default();
+    for thread_id in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let params = json!({"threadId": thread_id});
+        if let Err(error) = connection
+            .request("thread/delete", params, CONTROL_TIMEOUT)
+            .await
+        {
+            tracing::warn!(%thread_id, %error, "cannot delete a released Session's thread");
+        }
+    }
+    let _ = tokio::fs::remove_file(&taken).await;
+}

@@ -1,0 +1,118 @@
+//! A Session released by a restarted Runtime has no executor there, so no process to delete its
+//! thread from the shared home with: its thread is kept for deletion, and the next process
+//! launched on that home (the other Session's next Turn) deletes it before it serves anything.
+//! The other Session's history stays.
+
+use crate::support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use support::mcp::{binary, configuration, leak_scan, model_requests, prepare, run};
+use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
+use switchboard_protocol::configuration::HarnessId;
+use switchboard_protocol::messages::{ExecutionRelease, PreparationState, TurnOutcome};
+use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
+use switchboard_runtime::{LocalRuntime, Locator, Registry, RuntimeOptions};
+
+fn completed(frames: &[RuntimeToCore]) {
+    match frames.last() {
+        Some(RuntimeToCore::Done(done)) => assert_eq!(done.outcome, TurnOutcome::Completed),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thread_released_after_a_restart_goes_with_the_homes_next_process() {
+    let Some(binary) = binary(
+        HarnessId::Codex,
+        "a_thread_released_after_a_restart_goes_with_the_homes_next_process",
+    ) else {
+        return;
+    };
+    let model = MockModel::start(
+        MockConfig::loopback().with_scenario(Scenario::new(vec![Rule::from(Reply::text("ok"))])),
+    )
+    .await
+    .unwrap();
+    let state = support::scratch("shared-release-restart-");
+    let start = || {
+        let locator = Locator::new(state.path()).with_explicit(HarnessId::Codex, binary.clone());
+        let options = RuntimeOptions {
+            idle_timeout: Duration::from_secs(300),
+            heartbeat_interval: Duration::from_secs(30),
+            ..RuntimeOptions::for_data_dir(state.path())
+        };
+        let registry =
+            Registry::standard(locator).with_shared_codex_processes(state.path().join("shared"));
+        LocalRuntime::start(Arc::new(registry), options)
+    };
+    let rollouts = |needle: &str| {
+        leak_scan(needle, &[state.path()])
+            .into_iter()
+            .filter(|hit| !hit.contains(".sqlite"))
+            .collect::<Vec<_>>()
+    };
+
+    let mut runtime = start();
+    for n in 0..2 {
+        let session = format!("sess_{n}");
+        let config = configuration(HarnessId::Codex, &model, vec![]);
+        let (prepared, error) = prepare(&mut runtime, &session, config).await;
+        assert_eq!(prepared, PreparationState::Ready, "{error:?}");
+        completed(
+            &run(
+                &mut runtime,
+                &session,
+                &format!("run_{n}"),
+                &format!("hello-{n}"),
+            )
+            .await,
+        );
+    }
+    runtime.shutdown().await;
+
+    // The restarted Runtime knows neither Session until Core prepares it again.
+    let mut runtime = start();
+    release(&mut runtime, "sess_0").await;
+    assert!(
+        !rollouts("hello-0").is_empty(),
+        "no process of the home ran yet to delete the thread"
+    );
+
+    let config = configuration(HarnessId::Codex, &model, vec![]);
+    let (prepared, error) = prepare(&mut runtime, "sess_1", config).await;
+    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
+    completed(&run(&mut runtime, "sess_1", "run_again", "again-1").await);
+    assert_eq!(rollouts("hello-0"), Vec::<String>::new());
+    let last = model_requests(&model).last().unwrap().to_string();
+    assert!(
+        last.contains("hello-1") && last.contains("again-1"),
+        "{last}"
+    );
+    runtime.shutdown().await;
+}
+
+async fn release(runtime: &mut LocalRuntime, session_id: &str) {
+    let release = ExecutionRelease {
+        session_id: session_id.into(),
+    };
+    support::send(
+        runtime,
+        &format!("rel_{session_id}"),
+        CoreToRuntime::ExecutionRelease(release),
+    )
+    .await;
+    tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            let frame = support::next_frame(runtime).await;
+            if let RuntimeToCore::PreparationStatus(status) = frame.message
+                && status.state == PreparationState::Released
+            {
+                return;
+            }
+        }
+    })
+    .await
+    .expect("the Session is released");
+}
