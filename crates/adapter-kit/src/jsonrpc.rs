@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::process::{ChildStdin, ChildStdout};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
 
 use crate::jsonl::{self, Answer, JsonLines, LineWriter};
 
@@ -69,6 +70,8 @@ pub struct Client {
     next_id: AtomicI64,
     pending: Pending,
     dialect: Dialect,
+    /// Set once a request went unanswered (or unwritten) for its whole timeout.
+    unanswered: watch::Sender<bool>,
 }
 
 impl Client {
@@ -90,7 +93,14 @@ impl Client {
             next_id: AtomicI64::new(1),
             pending,
             dialect,
+            unanswered: watch::Sender::new(false),
         }
+    }
+
+    /// Becomes `true` once a request went unanswered for its whole timeout: the harness has
+    /// stopped answering, and whoever owns the process decides what that means for it.
+    pub fn unanswered(&self) -> watch::Receiver<bool> {
+        self.unanswered.subscribe()
     }
 
     /// Sends a request and waits at most `timeout` for its response.
@@ -105,9 +115,20 @@ impl Client {
         let Some(answer) = self.pending.register(id) else {
             return Err(RpcError::Closed);
         };
-        self.write(json!({"id": id, "method": method, "params": params}))
-            .await?;
-        match self.pending.wait(&id, answer, timeout).await {
+        // The timeout covers the write too: a harness that stops reading its input fills the
+        // pipe, and the write would otherwise wait forever.
+        let deadline = Instant::now() + timeout;
+        let request = json!({"id": id, "method": method, "params": params});
+        match tokio::time::timeout_at(deadline, self.write(request)).await {
+            Ok(written) => written?,
+            Err(_) => {
+                self.pending.take(&id);
+                self.unanswered.send_replace(true);
+                return Err(RpcError::Timeout(method.to_owned()));
+            }
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        match self.pending.wait(&id, answer, left).await {
             Answer::Answered(result) => result.map_err(|e| match e {
                 RpcError::Rejected {
                     code,
@@ -123,7 +144,10 @@ impl Client {
                 other => other,
             }),
             Answer::Closed => Err(RpcError::Closed),
-            Answer::TimedOut => Err(RpcError::Timeout(method.to_owned())),
+            Answer::TimedOut => {
+                self.unanswered.send_replace(true);
+                Err(RpcError::Timeout(method.to_owned()))
+            }
         }
     }
 

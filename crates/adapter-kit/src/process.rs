@@ -68,7 +68,7 @@ impl HarnessChild {
     /// SIGKILL to every process in the group. A group whose members have all exited is gone and
     /// the call fails with ESRCH, which is the outcome wanted. (Linux reuses no pid while a group
     /// of that id has members; once it has none, reuse needs the whole pid space to wrap first.)
-    fn kill_group(&self) {
+    pub fn kill_group(&self) {
         if let Some(group) = self.group {
             let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
         }

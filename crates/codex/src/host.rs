@@ -34,6 +34,8 @@
 //! the others carry on. When the process dies, every bound thread's channel closes, every
 //! started Turn fails `harness_exited` (no replay: the Turn driver never resends), and each
 //! Session's next Turn joins (or starts) a new process of the key and resumes its thread there.
+//! A process that leaves a request unanswered for its whole timeout is hung for all of them,
+//! and is ended the same way ([`end_when_unanswered`]).
 
 use std::collections::HashMap;
 use std::ops::Deref;
@@ -132,6 +134,7 @@ impl ProcessHost {
             router,
         });
         *slot = Arc::downgrade(&process);
+        tokio::spawn(end_when_unanswered(Arc::downgrade(&process)));
         Ok(Lease::new(process))
     }
 
@@ -168,6 +171,25 @@ impl ProcessHost {
     }
 }
 
+/// Ends a shared process once a request to it went unanswered for its whole timeout (a Turn's
+/// `turn/start`, an interrupt at a Turn's deadline, an unsubscribe): it is hung for every
+/// Session on it. Letting go of the one Session that saw the timeout would leave the others'
+/// started Turns waiting for their deadlines and every next Turn joining it again. Ended, it
+/// fails each started Turn `harness_exited` (no replay), and each Session's next Turn resumes
+/// its thread on a new process, as when a shared process dies.
+async fn end_when_unanswered(process: Weak<SharedProcess>) {
+    let Some(mut unanswered) = process.upgrade().map(|p| p.connection.unanswered()) else {
+        return;
+    };
+    if unanswered.wait_for(|gone| *gone).await.is_err() {
+        return;
+    }
+    if let Some(process) = process.upgrade() {
+        tracing::warn!(pid = ?process.id(), "a shared codex process stopped answering; ending it");
+        process.end();
+    }
+}
+
 /// One app-server hosting several Sessions' threads.
 pub struct SharedProcess {
     child: Mutex<HarnessChild>,
@@ -188,6 +210,14 @@ impl SharedProcess {
 
     fn id(&self) -> Option<u32> {
         self.child.lock().unwrap_or_else(|e| e.into_inner()).id()
+    }
+
+    /// Kills the process group; its output ends, and with it every bound thread's channel.
+    fn end(&self) {
+        self.child
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .kill_group();
     }
 }
 
