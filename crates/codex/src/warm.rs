@@ -85,6 +85,8 @@ pub struct WarmProcess {
     key: WarmKey,
     dir: PathBuf,
     process: CodexProcess,
+    /// Kept from the start: the child forgets its id once it has been reaped.
+    pid: Option<u32>,
 }
 
 impl WarmProcess {
@@ -99,7 +101,13 @@ impl WarmProcess {
             process.shutdown().await;
             return Err(AdapterError::Launch(format!("priming failed: {error}")));
         }
-        Ok(WarmProcess { key, dir, process })
+        let pid = process.child.id();
+        Ok(WarmProcess {
+            key,
+            dir,
+            process,
+            pid,
+        })
     }
 
     pub fn key(&self) -> &WarmKey {
@@ -111,9 +119,9 @@ impl WarmProcess {
         &self.dir
     }
 
-    /// The process id, while it runs.
+    /// The process id it was started with (also after it has exited).
     pub fn pid(&self) -> Option<u32> {
-        self.process.child.id()
+        self.pid
     }
 
     /// Whether the process has exited (it must then be discarded, never bound).

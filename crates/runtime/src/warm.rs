@@ -16,7 +16,8 @@
 //!   so the live processes never exceed the bound. The pool launches only into a free slot
 //!   nobody waits for, and gives a slot up at once when a Turn or a preparation needs one: the
 //!   queue's head ends a warm process before it evicts any idle Session (which would cost that
-//!   Session a cold resume).
+//!   Session a cold resume), and one that has exited on its own before a live one; a refill
+//!   ends an exited one first, to replace it.
 //! - **Bound, not shared.** Binding moves the process and its slot to the Session, whose state
 //!   directory becomes a link to the one the process started in; the Session's executor then
 //!   owns the process as if it had launched it. A warm process that has exited is discarded,
@@ -123,28 +124,20 @@ impl Stock {
         self.held_back = self.held_back.saturating_sub(1);
     }
 
-    /// Takes the oldest ready process to end it (its slot counted as ending).
+    /// Takes a ready process to end it (its slot counted as ending): one that has exited on
+    /// its own if there is one (it holds a slot and serves nobody), else the oldest.
     pub fn take_oldest(&mut self) -> Option<WarmProcess> {
         if self.ready.is_empty() {
             return None;
         }
+        let i = self.exited().unwrap_or(0);
         self.ending += 1;
-        Some(self.ready.remove(0))
+        Some(self.ready.remove(i))
     }
 
-    /// Takes ready processes that have exited on their own (slots counted as ending).
-    pub fn take_exited(&mut self) -> Vec<WarmProcess> {
-        let mut dead = Vec::new();
-        let mut i = 0;
-        while i < self.ready.len() {
-            if self.ready[i].has_exited() {
-                dead.push(self.ready.remove(i));
-            } else {
-                i += 1;
-            }
-        }
-        self.ending += dead.len();
-        dead
+    /// The position of a ready process that has exited on its own.
+    fn exited(&mut self) -> Option<usize> {
+        self.ready.iter_mut().position(WarmProcess::has_exited)
     }
 
     /// A process taken to be ended has ended: its slot is free.
@@ -305,7 +298,8 @@ impl Warmer {
 pub enum Reserve {
     /// A slot is reserved for one more launch.
     Launch,
-    /// The pool is full with another key's processes: end this one first.
+    /// End this one first: it exited on its own, or the pool is full with another key's
+    /// processes.
     Replace(Box<WarmProcess>),
     /// The key has its processes, or no slot is free.
     Enough,
@@ -315,7 +309,15 @@ impl Stock {
     /// One step of a refill for `key`, to `size` processes, when `free` (a slot is free and
     /// nobody waits for one).
     pub fn reserve(&mut self, key: &WarmKey, size: usize, free: bool) -> Reserve {
-        if self.closed || self.held_back > 0 || self.count(key) >= size {
+        if self.closed {
+            return Reserve::Enough;
+        }
+        // A process that exited on its own is ended first, so that the refill replaces it.
+        if let Some(i) = self.exited() {
+            self.ending += 1;
+            return Reserve::Replace(Box::new(self.ready.remove(i)));
+        }
+        if self.held_back > 0 || self.count(key) >= size {
             return Reserve::Enough;
         }
         if self.held() >= size {

@@ -30,6 +30,7 @@ mod remote_handshake;
 mod remote_version_refused;
 mod shared_release_after_restart;
 mod warm_evict_resume;
+mod warm_exited_shed_first;
 mod warm_first_turn_no_spawn;
 mod warm_live_bound;
 mod warm_primer_leaves_no_trace;
