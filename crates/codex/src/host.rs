@@ -109,13 +109,17 @@ impl ProcessHost {
 
     /// A lease on `key`'s live process, starting one when none lives.
     pub async fn join(&self, key: &ShareKey, spec: ProcessSpec<'_>) -> Result<Lease, LaunchError> {
-        let entry = self
-            .processes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(key.clone())
-            .or_default()
-            .clone();
+        let entry = {
+            let mut processes = self.processes.lock().unwrap_or_else(|e| e.into_inner());
+            // Another key's entry goes once its process has ended and no join holds it, so the
+            // map holds live keys only (a key's home stays on disk, for its threads).
+            processes.retain(|k, entry| {
+                k == key
+                    || Arc::strong_count(entry) > 1
+                    || entry.try_lock().map_or(true, |p| p.strong_count() > 0)
+            });
+            processes.entry(key.clone()).or_default().clone()
+        };
         let mut slot = entry.lock().await;
         if let Some(process) = slot.upgrade().filter(|p| p.is_alive()) {
             return Ok(Lease::new(process));
@@ -446,6 +450,35 @@ mod tests {
             own_root(&home).is_some(),
             "its thread is in the first key's home"
         );
+    }
+
+    /// A key whose process has ended leaves the map at the next join of another key.
+    #[tokio::test]
+    async fn an_ended_keys_entry_goes_at_the_next_join() {
+        let dir = tempfile::tempdir().unwrap();
+        let host = ProcessHost::new(dir.path().join("shared"));
+        let missing = dir.path().join("no-codex-here");
+        let spec = || ProcessSpec {
+            binary: &missing,
+            overrides: &[],
+            api_key: "k",
+        };
+        let (first, second) = (ShareKey("first".into()), ShareKey("second".into()));
+        assert!(host.join(&first, spec()).await.is_err(), "no binary");
+        let keys = |host: &ProcessHost| {
+            let mut keys: Vec<String> = host
+                .processes
+                .lock()
+                .unwrap()
+                .keys()
+                .map(|k| k.0.clone())
+                .collect();
+            keys.sort();
+            keys
+        };
+        assert_eq!(keys(&host), ["first"]);
+        assert!(host.join(&second, spec()).await.is_err());
+        assert_eq!(keys(&host), ["second"]);
     }
 
     #[test]
