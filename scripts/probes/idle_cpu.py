@@ -3,6 +3,7 @@
 
 Usage: idle_cpu.py SWITCHBOARD_BIN HARNESS_BIN [SESSIONS]   (SESSIONS defaults to 10)
        HARNESS=codex (default) or claude_code; SETTLE=seconds to wait after the last Turn (5).
+       Each window's line also gives the processes' mean proportional set size (Pss).
 
 Starts the mock model and `serve` (no warm pool) in a temporary data directory, runs SESSIONS
 new Sessions to the end of their first Turn, each keeping its own harness process, waits SETTLE
@@ -15,6 +16,7 @@ warm pool (until one is bound), so what they take runs beside every active Turn.
 import collections
 import glob
 import os
+import re
 import sys
 import tempfile
 import time
@@ -42,6 +44,21 @@ def run_times(process_name):
     return times
 
 
+def pss_kib(process_name):
+    """Proportional set size of each process called `process_name` (KiB), by pid."""
+    sizes = {}
+    for status in glob.glob("/proc/[0-9]*/smaps_rollup"):
+        pid = status.split("/")[2]
+        try:
+            if not open(f"/proc/{pid}/comm").read().startswith(process_name):
+                continue
+            rollup = open(status).read()
+            sizes[pid] = int(re.search(r"^Pss:\s+(\d+) kB", rollup, re.M).group(1))
+        except (OSError, AttributeError):
+            continue
+    return sizes
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -67,8 +84,11 @@ def main():
             processes = len({key[0] for key in after})
             total = sum(by_name.values()) / seconds / 1e6
             names = ", ".join(f"{name} {ns / seconds / 1e6:.2f}" for name, ns in by_name.most_common(4))
+            pss = pss_kib(PROCESS_NAME[harness])
+            mean_mib = sum(pss.values()) / max(len(pss), 1) / 1024
             print(f"{harness}: {processes} idle processes take {total:.2f} ms of CPU per second, "
-                  f"{total / max(processes, 1):.3f} each (by thread: {names})", flush=True)
+                  f"{total / max(processes, 1):.3f} each (by thread: {names}); "
+                  f"Pss {mean_mib:.1f} MiB each", flush=True)
 
 
 if __name__ == "__main__":

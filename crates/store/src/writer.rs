@@ -14,9 +14,9 @@
 //! Here a batch costs one hand-off in and one answer out. Reads stay on sqlx's pool. Checkpoints
 //! of the write-ahead log run on a thread of their own (`checkpointer`), not inside a commit.
 //!
-//! A write that comes after a quiet spell (no write for [`QUIET`], none in flight) and finds
-//! the connection free does not wait for the thread at all: the caller commits it inline, on its
-//! own thread, with the same connection (issue 18).
+//! A write that comes after a quiet spell (no write for `QUIET`, 100 µs, none in flight) and
+//! finds the connection free does not wait for the thread at all: the caller commits it inline,
+//! on its own thread, with the same connection (issue 18).
 //! A commit is tens of microseconds of SQLite's work and a `write(2)` into the page cache
 //! (`synchronous = NORMAL` does not `fsync` a commit in WAL mode); the two hand-offs it saves
 //! (wake the writer, wake the caller's task) cost about as much CPU again in the scheduler,
