@@ -5,23 +5,13 @@
 
 use crate::support;
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use support::limit::live_children;
-use support::mcp::{binary, configuration, leak_scan, model_requests, prepare, run};
+use support::mcp::{binary, configuration, model_requests, prepare, run};
+use support::shared::{completed, release, rollouts, runtime_sharing};
 use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::messages::{PreparationState, TurnOutcome};
-use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
-use switchboard_runtime::{LocalRuntime, Locator, Notice, Registry, RuntimeOptions};
-
-fn completed(frames: &[RuntimeToCore]) {
-    match frames.last() {
-        Some(RuntimeToCore::Done(done)) => assert_eq!(done.outcome, TurnOutcome::Completed),
-        other => panic!("{other:?}"),
-    }
-}
+use switchboard_protocol::messages::PreparationState;
+use switchboard_runtime::Notice;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sharing_sessions_count_one_process_against_the_bound() {
@@ -37,16 +27,7 @@ async fn sharing_sessions_count_one_process_against_the_bound() {
     .await
     .unwrap();
     let state = support::scratch("limit-shared-");
-    let locator = Locator::new(state.path()).with_explicit(HarnessId::Codex, binary);
-    let options = RuntimeOptions {
-        idle_timeout: Duration::from_secs(300),
-        heartbeat_interval: Duration::from_secs(30),
-        max_live_harnesses: 2,
-        ..RuntimeOptions::for_data_dir(state.path())
-    };
-    let registry =
-        Registry::standard(locator).with_shared_codex_processes(state.path().join("shared"));
-    let mut runtime = LocalRuntime::start(Arc::new(registry), options);
+    let mut runtime = runtime_sharing(binary, state.path(), Some(2));
     let mut notices = runtime.notices();
 
     let sessions = ["sess_1", "sess_2", "sess_3", "sess_4"];
@@ -78,17 +59,9 @@ async fn sharing_sessions_count_one_process_against_the_bound() {
         release(&mut runtime, session).await;
     }
     assert_eq!(live_children(), 1, "the last Session's process stays");
-    // A released Session's rollout is gone from the shared home too; the others' stays. (Codex's
-    // SQLite files there keep the deleted rows' bytes in freed pages until SQLite reuses them:
-    // a known limit of sharing, in docs/benchmarks.md.)
-    let rollouts = |needle: &str| {
-        leak_scan(needle, &[state.path()])
-            .into_iter()
-            .filter(|hit| !hit.contains(".sqlite"))
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(rollouts("hello-0"), Vec::<String>::new());
-    assert!(!rollouts("hello-3").is_empty());
+    // A released Session's rollout is gone from the shared home too; the others' stays.
+    assert_eq!(rollouts(state.path(), "hello-0"), Vec::<String>::new());
+    assert!(!rollouts(state.path(), "hello-3").is_empty());
     completed(&run(&mut runtime, "sess_4", "run_again", "again-4").await);
     let last = model_requests(&model).last().unwrap().to_string();
     assert!(
@@ -96,28 +69,4 @@ async fn sharing_sessions_count_one_process_against_the_bound() {
         "{last}"
     );
     assert!(!last.contains("hello-0"), "{last}");
-}
-
-async fn release(runtime: &mut LocalRuntime, session_id: &str) {
-    let release = switchboard_protocol::messages::ExecutionRelease {
-        session_id: session_id.into(),
-    };
-    support::send(
-        runtime,
-        &format!("rel_{session_id}"),
-        CoreToRuntime::ExecutionRelease(release),
-    )
-    .await;
-    tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            let frame = support::next_frame(runtime).await;
-            if let RuntimeToCore::PreparationStatus(status) = frame.message
-                && status.state == PreparationState::Released
-            {
-                return;
-            }
-        }
-    })
-    .await
-    .expect("the Session is released");
 }

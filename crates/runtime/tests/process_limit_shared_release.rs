@@ -5,16 +5,13 @@
 
 use crate::support;
 
-use std::sync::Arc;
-use std::time::Duration;
-
 use support::limit::live_children;
-use support::mcp::{binary, configuration, leak_scan, prepare, run};
+use support::mcp::{binary, configuration, prepare, run};
+use support::shared::{completed, release, rollouts, runtime_sharing};
 use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::messages::{ExecutionRelease, PreparationState, TurnOutcome};
-use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
-use switchboard_runtime::{LocalRuntime, Locator, Notice, Registry, RuntimeOptions};
+use switchboard_protocol::messages::PreparationState;
+use switchboard_runtime::Notice;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn releasing_a_thread_on_an_ended_shared_process_takes_a_slot_first() {
@@ -30,16 +27,7 @@ async fn releasing_a_thread_on_an_ended_shared_process_takes_a_slot_first() {
     .await
     .unwrap();
     let state = support::scratch("limit-shared-release-");
-    let locator = Locator::new(state.path()).with_explicit(HarnessId::Codex, binary);
-    let options = RuntimeOptions {
-        idle_timeout: Duration::from_secs(300),
-        heartbeat_interval: Duration::from_secs(30),
-        max_live_harnesses: 1,
-        ..RuntimeOptions::for_data_dir(state.path())
-    };
-    let registry =
-        Registry::standard(locator).with_shared_codex_processes(state.path().join("shared"));
-    let mut runtime = LocalRuntime::start(Arc::new(registry), options);
+    let mut runtime = runtime_sharing(binary, state.path(), Some(1));
     let mut notices = runtime.notices();
 
     // Two provider keys, two share keys: each Session's thread is on a process of its own key,
@@ -50,75 +38,35 @@ async fn releasing_a_thread_on_an_ended_shared_process_takes_a_slot_first() {
         config.model_provider.api_key = key.into();
         let (prepared, error) = prepare(&mut runtime, &session, config).await;
         assert_eq!(prepared, PreparationState::Ready, "{error:?}");
-        let frames = run(
-            &mut runtime,
-            &session,
-            &format!("run_{n}"),
-            &format!("hello-{n}"),
-        )
-        .await;
-        match frames.last() {
-            Some(RuntimeToCore::Done(done)) => assert_eq!(done.outcome, TurnOutcome::Completed),
-            other => panic!("{other:?}"),
-        }
+        let (run_id, text) = (format!("run_{n}"), format!("hello-{n}"));
+        completed(&run(&mut runtime, &session, &run_id, &text).await);
     }
     // The second Session's Turn took the only slot from the first, whose shared process ended
     // with its last lease.
-    let mut evicted = Vec::new();
-    while let Ok(notice) = notices.try_recv() {
-        if let Notice::Evicted { session_id } = notice {
-            evicted.push(session_id);
-        }
-    }
-    assert_eq!(evicted, ["sess_0"]);
+    assert_eq!(evicted(&mut notices), ["sess_0"]);
     assert_eq!(live_children(), 1);
 
     release(&mut runtime, "sess_0").await;
     // Deleting the first Session's thread needs a process of its key; that one took the slot
     // of the idle second Session instead of running beside it.
-    let mut evicted = Vec::new();
-    while let Ok(notice) = notices.try_recv() {
-        if let Notice::Evicted { session_id } = notice {
-            evicted.push(session_id);
-        }
-    }
-    assert_eq!(evicted, ["sess_1"], "the release waited for a slot");
-    let rollouts = |needle: &str| {
-        leak_scan(needle, &[state.path()])
-            .into_iter()
-            .filter(|hit| !hit.contains(".sqlite"))
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(rollouts("hello-0"), Vec::<String>::new());
-    assert!(!rollouts("hello-1").is_empty());
+    assert_eq!(
+        evicted(&mut notices),
+        ["sess_1"],
+        "the release waited for a slot"
+    );
+    assert_eq!(rollouts(state.path(), "hello-0"), Vec::<String>::new());
+    assert!(!rollouts(state.path(), "hello-1").is_empty());
     // The evicted Session resumes its thread on its next Turn.
-    let frames = run(&mut runtime, "sess_1", "run_again", "again-1").await;
-    match frames.last() {
-        Some(RuntimeToCore::Done(done)) => assert_eq!(done.outcome, TurnOutcome::Completed),
-        other => panic!("{other:?}"),
-    }
+    completed(&run(&mut runtime, "sess_1", "run_again", "again-1").await);
 }
 
-async fn release(runtime: &mut LocalRuntime, session_id: &str) {
-    let release = ExecutionRelease {
-        session_id: session_id.into(),
-    };
-    support::send(
-        runtime,
-        &format!("rel_{session_id}"),
-        CoreToRuntime::ExecutionRelease(release),
-    )
-    .await;
-    tokio::time::timeout(Duration::from_secs(60), async {
-        loop {
-            let frame = support::next_frame(runtime).await;
-            if let RuntimeToCore::PreparationStatus(status) = frame.message
-                && status.state == PreparationState::Released
-            {
-                return;
-            }
-        }
-    })
-    .await
-    .expect("the Session is released");
+/// The Sessions evicted since the last look.
+fn evicted(notices: &mut tokio::sync::broadcast::Receiver<Notice>) -> Vec<String> {
+    support::warm::received(notices)
+        .into_iter()
+        .filter_map(|notice| match notice {
+            Notice::Evicted { session_id } => Some(session_id),
+            _ => None,
+        })
+        .collect()
 }

@@ -5,22 +5,11 @@
 
 use crate::support;
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use support::mcp::{binary, configuration, leak_scan, model_requests, prepare, run};
+use support::mcp::{binary, configuration, model_requests, prepare, run};
+use support::shared::{completed, release, rollouts, runtime_sharing};
 use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::messages::{ExecutionRelease, PreparationState, TurnOutcome};
-use switchboard_protocol::{CoreToRuntime, RuntimeToCore};
-use switchboard_runtime::{LocalRuntime, Locator, Registry, RuntimeOptions};
-
-fn completed(frames: &[RuntimeToCore]) {
-    match frames.last() {
-        Some(RuntimeToCore::Done(done)) => assert_eq!(done.outcome, TurnOutcome::Completed),
-        other => panic!("{other:?}"),
-    }
-}
+use switchboard_protocol::messages::PreparationState;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thread_released_after_a_restart_goes_with_the_homes_next_process() {
@@ -36,23 +25,8 @@ async fn a_thread_released_after_a_restart_goes_with_the_homes_next_process() {
     .await
     .unwrap();
     let state = support::scratch("shared-release-restart-");
-    let start = || {
-        let locator = Locator::new(state.path()).with_explicit(HarnessId::Codex, binary.clone());
-        let options = RuntimeOptions {
-            idle_timeout: Duration::from_secs(300),
-            heartbeat_interval: Duration::from_secs(30),
-            ..RuntimeOptions::for_data_dir(state.path())
-        };
-        let registry =
-            Registry::standard(locator).with_shared_codex_processes(state.path().join("shared"));
-        LocalRuntime::start(Arc::new(registry), options)
-    };
-    let rollouts = |needle: &str| {
-        leak_scan(needle, &[state.path()])
-            .into_iter()
-            .filter(|hit| !hit.contains(".sqlite"))
-            .collect::<Vec<_>>()
-    };
+    let start = || runtime_sharing(binary.clone(), state.path(), None);
+    let rollouts = |needle: &str| rollouts(state.path(), needle);
 
     let mut runtime = start();
     for n in 0..2 {
@@ -91,28 +65,4 @@ async fn a_thread_released_after_a_restart_goes_with_the_homes_next_process() {
         "{last}"
     );
     runtime.shutdown().await;
-}
-
-async fn release(runtime: &mut LocalRuntime, session_id: &str) {
-    let release = ExecutionRelease {
-        session_id: session_id.into(),
-    };
-    support::send(
-        runtime,
-        &format!("rel_{session_id}"),
-        CoreToRuntime::ExecutionRelease(release),
-    )
-    .await;
-    tokio::time::timeout(Duration::from_secs(30), async {
-        loop {
-            let frame = support::next_frame(runtime).await;
-            if let RuntimeToCore::PreparationStatus(status) = frame.message
-                && status.state == PreparationState::Released
-            {
-                return;
-            }
-        }
-    })
-    .await
-    .expect("the Session is released");
 }

@@ -7,6 +7,7 @@ pub mod mcp;
 pub mod mcp_server;
 pub mod mcp_stdio;
 pub mod process_env;
+pub mod shared;
 pub mod tls;
 pub mod warm;
 pub mod workspace;
