@@ -8,7 +8,7 @@ use crate::support;
 use support::limit::live_children;
 use support::mcp::{binary, configuration, model_requests, prepare, run};
 use support::shared::{completed, release, rollouts, runtime_sharing};
-use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
+use support::warm::text_model;
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::messages::PreparationState;
 use switchboard_runtime::Notice;
@@ -21,11 +21,7 @@ async fn sharing_sessions_count_one_process_against_the_bound() {
     ) else {
         return;
     };
-    let model = MockModel::start(
-        MockConfig::loopback().with_scenario(Scenario::new(vec![Rule::from(Reply::text("ok"))])),
-    )
-    .await
-    .unwrap();
+    let model = text_model("ok").await;
     let state = support::scratch("limit-shared-");
     let mut runtime = runtime_sharing(binary, state.path(), Some(2));
     let mut notices = runtime.notices();

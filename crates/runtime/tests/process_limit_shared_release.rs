@@ -8,7 +8,7 @@ use crate::support;
 use support::limit::live_children;
 use support::mcp::{binary, configuration, prepare, run};
 use support::shared::{completed, release, rollouts, runtime_sharing};
-use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
+use support::warm::text_model;
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::messages::PreparationState;
 use switchboard_runtime::Notice;
@@ -21,11 +21,7 @@ async fn releasing_a_thread_on_an_ended_shared_process_takes_a_slot_first() {
     ) else {
         return;
     };
-    let model = MockModel::start(
-        MockConfig::loopback().with_scenario(Scenario::new(vec![Rule::from(Reply::text("ok"))])),
-    )
-    .await
-    .unwrap();
+    let model = text_model("ok").await;
     let state = support::scratch("limit-shared-release-");
     let mut runtime = runtime_sharing(binary, state.path(), Some(1));
     let mut notices = runtime.notices();

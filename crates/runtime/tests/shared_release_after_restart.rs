@@ -7,7 +7,7 @@ use crate::support;
 
 use support::mcp::{binary, configuration, model_requests, prepare, run};
 use support::shared::{completed, release, rollouts, runtime_sharing};
-use switchboard_mock_model::{MockConfig, MockModel, Reply, Rule, Scenario};
+use support::warm::text_model;
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::messages::PreparationState;
 
@@ -19,11 +19,7 @@ async fn a_thread_released_after_a_restart_goes_with_the_homes_next_process() {
     ) else {
         return;
     };
-    let model = MockModel::start(
-        MockConfig::loopback().with_scenario(Scenario::new(vec![Rule::from(Reply::text("ok"))])),
-    )
-    .await
-    .unwrap();
+    let model = text_model("ok").await;
     let state = support::scratch("shared-release-restart-");
     let start = || runtime_sharing(binary.clone(), state.path(), None);
     let rollouts = |needle: &str| rollouts(state.path(), needle);
