@@ -8,7 +8,7 @@ use support::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_shared_process_fails_both_turns_and_both_resume() {
-    let Some(pair) = SharingPair::start(
+    let Some(pair) = SharingPair::after_a_turn_each(
         "a_dead_shared_process_fails_both_turns_and_both_resume",
         r#"{"city":"Kyiv"}"#,
     )
@@ -16,8 +16,6 @@ async fn a_dead_shared_process_fails_both_turns_and_both_resume() {
     else {
         return;
     };
-    weather_turn(pair.alpha.as_ref(), 1, "alpha turn one").await;
-    weather_turn(pair.beta.as_ref(), 1, "beta turn one").await;
     let threads = (
         pair.alpha.native_session_id(),
         pair.beta.native_session_id(),
@@ -29,11 +27,7 @@ async fn a_dead_shared_process_fails_both_turns_and_both_resume() {
     assert_eq!(pids.len(), 1);
     let before = model_requests(&pair.model.journal()).len();
     assert_eq!(before, 6);
-    let killed = std::process::Command::new("kill")
-        .args(["-KILL", &pids[0].to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    signal(pids[0], "KILL");
     assert_failed(&until_terminal(&mut turn_a).await, "harness_exited");
     assert_failed(&until_terminal(&mut turn_b).await, "harness_exited");
     until_gone(pids[0]).await;

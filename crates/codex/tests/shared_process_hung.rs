@@ -10,7 +10,7 @@ use switchboard_protocol::AdapterError;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hung_shared_process_is_ended_for_every_session_on_it() {
-    let Some(pair) = SharingPair::start(
+    let Some(pair) = SharingPair::after_a_turn_each(
         "a_hung_shared_process_is_ended_for_every_session_on_it",
         r#"{"city":"Kyiv"}"#,
     )
@@ -18,19 +18,13 @@ async fn a_hung_shared_process_is_ended_for_every_session_on_it() {
     else {
         return;
     };
-    weather_turn(pair.alpha.as_ref(), 1, "alpha turn one").await;
-    weather_turn(pair.beta.as_ref(), 1, "beta turn one").await;
     let (mut turn_b, _) = pending_call(pair.beta.as_ref(), 2, "beta turn two").await;
     let pids = pair.host.process_ids();
     assert_eq!(pids.len(), 1);
     let before = model_requests(&pair.model.journal()).len();
 
     // Stopped, the process reads and answers nothing, as a hung one would.
-    let stopped = std::process::Command::new("kill")
-        .args(["-STOP", &pids[0].to_string()])
-        .status()
-        .unwrap();
-    assert!(stopped.success());
+    signal(pids[0], "STOP");
     let started = pair.alpha.start_turn(user_turn(2, "alpha turn two")).await;
     assert!(
         matches!(started, Err(AdapterError::Timeout(_))),

@@ -189,6 +189,15 @@ pub async fn pending_call(
     (turn, call_id)
 }
 
+/// Sends `signal` (`KILL`, `STOP`, …) to process `pid`.
+pub fn signal(pid: u32, signal: &str) {
+    let sent = std::process::Command::new("kill")
+        .args([format!("-{signal}"), pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "kill -{signal} {pid}");
+}
+
 /// Polls (bounded by [`WAIT`]) until `pid` no longer runs.
 pub async fn until_gone(pid: u32) {
     let deadline = tokio::time::Instant::now() + WAIT;
@@ -228,5 +237,13 @@ impl SharingPair {
             model,
             _states: [a_state, b_state, root],
         })
+    }
+
+    /// [`SharingPair::start`], then a first function Turn of each (`<name> turn one`).
+    pub async fn after_a_turn_each(test: &str, arguments: &str) -> Option<SharingPair> {
+        let pair = SharingPair::start(test, arguments).await?;
+        weather_turn(pair.alpha.as_ref(), 1, "alpha turn one").await;
+        weather_turn(pair.beta.as_ref(), 1, "beta turn one").await;
+        Some(pair)
     }
 }
