@@ -42,11 +42,7 @@ async fn a_dead_shared_process_fails_both_turns_and_both_resume() {
     );
 
     // The next input of each resumes its own thread on one new process.
-    weather_turn(pair.alpha.as_ref(), 3, "alpha turn three").await;
-    weather_turn(pair.beta.as_ref(), 3, "beta turn three").await;
-    let after = pair.host.process_ids();
-    assert_eq!(after.len(), 1);
-    assert_ne!(after[0], pids[0]);
+    pair.both_run_on_a_new_process(pids[0]).await;
     assert_eq!(
         (
             pair.alpha.native_session_id(),

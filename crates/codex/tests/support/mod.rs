@@ -239,6 +239,16 @@ impl SharingPair {
         })
     }
 
+    /// Each Session's Turn 3 (`<name> turn three`) runs, and both run on one new process, not
+    /// on `old`.
+    pub async fn both_run_on_a_new_process(&self, old: u32) {
+        weather_turn(self.alpha.as_ref(), 3, "alpha turn three").await;
+        weather_turn(self.beta.as_ref(), 3, "beta turn three").await;
+        let after = self.host.process_ids();
+        assert_eq!(after.len(), 1);
+        assert_ne!(after[0], old);
+    }
+
     /// [`SharingPair::start`], then a first function Turn of each (`<name> turn one`).
     pub async fn after_a_turn_each(test: &str, arguments: &str) -> Option<SharingPair> {
         let pair = SharingPair::start(test, arguments).await?;
