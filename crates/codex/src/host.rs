@@ -142,6 +142,43 @@ impl ProcessHost {
         Ok(Lease::new(process))
     }
 
+    /// Removes `dir`, a key's home directory under this host's root, when no process of that
+    /// key lives and `unused` (run on a blocking thread) says no Session names it any more. The
+    /// key's lock is held meanwhile, so no join starts a process on it. Whether it was removed.
+    pub async fn remove_if_unused(
+        &self,
+        dir: &Path,
+        unused: impl FnOnce() -> bool + Send + 'static,
+    ) -> bool {
+        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
+        let (Some(parent), Some(name)) = (dir.parent(), dir.file_name().and_then(|n| n.to_str()))
+        else {
+            return false;
+        };
+        if canonical(parent) != canonical(&self.root) {
+            return false;
+        }
+        let key = ShareKey(name.to_owned());
+        let entry = self
+            .processes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(key)
+            .or_default()
+            .clone();
+        let slot = entry.lock().await;
+        if slot.upgrade().is_some_and(|p| p.is_alive()) {
+            return false;
+        }
+        let dir = dir.to_owned();
+        let removed =
+            tokio::task::spawn_blocking(move || unused() && std::fs::remove_dir_all(&dir).is_ok())
+                .await
+                .unwrap_or(false);
+        drop(slot);
+        removed
+    }
+
     /// Whether `key` has a live process, or one starting (a join would then launch nothing).
     pub fn has_live(&self, key: &ShareKey) -> bool {
         let entry = self

@@ -7,7 +7,9 @@
 //! Runtime (prepared before it restarted) has no process to do that with, and starting one
 //! for it here would run beside the Runtime's live-process bound. So its thread id is kept in
 //! [`RELEASED_FILE`] beside that home, and the next process launched on the home deletes the
-//! threads kept there before it serves anything ([`crate::launch::launch`]).
+//! threads kept there before it serves anything ([`crate::launch::launch`]). When no Session's
+//! state names the home any more and no process lives on it, the whole home goes instead
+//! ([`crate::host::ProcessHost::remove_if_unused`]): nothing is left there to resume.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,17 +24,17 @@ pub const RELEASED_FILE: &str = "released-threads";
 
 /// Keeps the thread of the Session whose state directory is `state_dir` for deletion from its
 /// home, when that home lies outside `state_dir` (a home inside it goes with the directory).
-/// Whether a thread was kept.
-pub fn keep(state_dir: &Path) -> std::io::Result<bool> {
+/// The directory of the home it was kept beside, if it was.
+pub fn keep(state_dir: &Path) -> std::io::Result<Option<PathBuf>> {
     let layout = StateLayout::new(state_dir.to_owned());
     let (Some(home), Some(thread_id)) = (
         layout.read_id(THREAD_HOME_FILE),
         layout.read_id(THREAD_ID_FILE),
     ) else {
-        return Ok(false);
+        return Ok(None);
     };
     let Some(home_dir) = PathBuf::from(home).parent().map(Path::to_owned) else {
-        return Ok(false);
+        return Ok(None);
     };
     // A Session bound to a warm process has a link for a state directory, and its home is the
     // link's target: compared as the same directory, it is its own.
@@ -41,14 +43,28 @@ pub fn keep(state_dir: &Path) -> std::io::Result<bool> {
         _ => a == b,
     };
     if same(&home_dir, state_dir) || !home_dir.is_dir() {
-        return Ok(false);
+        return Ok(None);
     }
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(home_dir.join(RELEASED_FILE))?;
     writeln!(file, "{thread_id}")?;
-    Ok(true)
+    Ok(Some(home_dir))
+}
+
+/// Whether a Session state directory under `state_root` still names the home in `home_dir` as
+/// its thread's (`thread-home`). When the root cannot be read, it counts as named.
+pub fn home_named(state_root: &Path, home_dir: &Path) -> bool {
+    let home = StateLayout::new(home_dir.to_owned()).codex_home();
+    let Ok(entries) = std::fs::read_dir(state_root) else {
+        return true;
+    };
+    entries.flatten().any(|entry| {
+        StateLayout::new(entry.path())
+            .read_id(THREAD_HOME_FILE)
+            .is_some_and(|named| Path::new(&named) == home)
+    })
 }
 
 /// Deletes the threads kept beside `layout`'s home through `connection`, the process just

@@ -775,27 +775,54 @@ impl Loop {
         // Off the async workers: a harness home can hold many files.
         let state_root = self.options.state_root.clone();
         let id = session_id.clone();
-        let removed =
+        let kept =
             tokio::task::spawn_blocking(move || remove_state_dir(&state_root, &id, here)).await;
-        if let Err(error) = removed {
-            tracing::warn!(session = %session_id, %error, "removing a deleted Session's state");
+        match kept {
+            Ok(Some(home_dir)) => self.remove_home_if_unused(home_dir).await,
+            Ok(None) => {}
+            Err(error) => {
+                tracing::warn!(session = %session_id, %error, "removing a deleted Session's state")
+            }
         }
         self.preparation(&session_id, PreparationState::Released, None)
             .await;
+    }
+
+    /// A shared home a released thread was kept beside goes whole once no Session's state names
+    /// it and no process lives on it (its last Session was released).
+    async fn remove_home_if_unused(&self, home_dir: PathBuf) {
+        let Some(host) = self
+            .registry
+            .codex()
+            .and_then(|c| c.native().host().cloned())
+        else {
+            return;
+        };
+        let state_root = self.options.state_root.clone();
+        let dir = home_dir.clone();
+        let unused = move || !switchboard_codex::released::home_named(&state_root, &dir);
+        if host.remove_if_unused(&home_dir, unused).await {
+            tracing::debug!(home = %home_dir.display(), "removed a shared home no Session names");
+        }
     }
 }
 
 /// Removes the state directory of the deleted Session `session_id` under `state_root`; for one
 /// with no executor here (`here` false), first keeps its thread for deletion from a home
-/// outside that directory.
-fn remove_state_dir(state_root: &Path, session_id: &str, here: bool) {
+/// outside that directory. The directory of the home it was kept beside, if it was.
+fn remove_state_dir(state_root: &Path, session_id: &str, here: bool) -> Option<PathBuf> {
     if !is_safe_dir_name(session_id) {
-        return;
+        return None;
     }
     let dir = state_root.join(session_id);
-    if !here && let Err(e) = switchboard_codex::released::keep(&dir) {
-        tracing::warn!(dir = %dir.display(), error = %e, "cannot keep a released thread for deletion");
-    }
+    let kept = if here {
+        None
+    } else {
+        switchboard_codex::released::keep(&dir).unwrap_or_else(|e| {
+            tracing::warn!(dir = %dir.display(), error = %e, "cannot keep a released thread for deletion");
+            None
+        })
+    };
     // A Session bound to a warm process keeps its state where that process started.
     crate::warm::remove_linked(&dir);
     match std::fs::remove_dir_all(&dir) {
@@ -805,6 +832,7 @@ fn remove_state_dir(state_root: &Path, session_id: &str, here: bool) {
             tracing::warn!(dir = %dir.display(), error = %e, "cannot remove a deleted Session's state")
         }
     }
+    kept
 }
 
 /// Session and Environment ids name directories, so only a safe alphabet is accepted.

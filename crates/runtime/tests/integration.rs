@@ -28,6 +28,7 @@ mod process_limit_shared;
 mod process_limit_shared_release;
 mod remote_handshake;
 mod remote_version_refused;
+mod shared_home_goes_with_its_last_session;
 mod shared_release_after_restart;
 mod warm_evict_resume;
 mod warm_exited_shed_first;
