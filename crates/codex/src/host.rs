@@ -109,19 +109,9 @@ impl ProcessHost {
 
     /// A lease on `key`'s live process, starting one when none lives.
     pub async fn join(&self, key: &ShareKey, spec: ProcessSpec<'_>) -> Result<Lease, LaunchError> {
-        let entry = {
-            let mut processes = self.processes.lock().unwrap_or_else(|e| e.into_inner());
-            // Another key's entry goes once its process has ended and no join holds it, so the
-            // map holds live keys only (a key's home stays on disk, for its threads).
-            processes.retain(|k, entry| {
-                k == key
-                    || Arc::strong_count(entry) > 1
-                    || entry.try_lock().map_or(true, |p| p.strong_count() > 0)
-            });
-            processes.entry(key.clone()).or_default().clone()
-        };
+        let entry = self.entry(key, true);
         let mut slot = entry.lock().await;
-        if let Some(process) = slot.upgrade().filter(|p| p.is_alive()) {
+        if let Some(process) = live(&slot) {
             return Ok(Lease::new(process));
         }
         let layout = self.layout(key);
@@ -150,24 +140,16 @@ impl ProcessHost {
         dir: &Path,
         unused: impl FnOnce() -> bool + Send + 'static,
     ) -> bool {
-        let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_owned());
         let (Some(parent), Some(name)) = (dir.parent(), dir.file_name().and_then(|n| n.to_str()))
         else {
             return false;
         };
-        if canonical(parent) != canonical(&self.root) {
+        if !crate::released::same_dir(parent, &self.root) {
             return false;
         }
-        let key = ShareKey(name.to_owned());
-        let entry = self
-            .processes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .entry(key)
-            .or_default()
-            .clone();
+        let entry = self.entry(&ShareKey(name.to_owned()), false);
         let slot = entry.lock().await;
-        if slot.upgrade().is_some_and(|p| p.is_alive()) {
+        if live(&slot).is_some() {
             return false;
         }
         let dir = dir.to_owned();
@@ -179,6 +161,21 @@ impl ProcessHost {
         removed
     }
 
+    /// The slot of `key`'s process (made when missing). With `prune`, other keys' entries go
+    /// once their process has ended and no join holds them, so the map holds live keys only (a
+    /// key's home stays on disk, for its threads).
+    fn entry(&self, key: &ShareKey, prune: bool) -> Arc<tokio::sync::Mutex<Weak<SharedProcess>>> {
+        let mut processes = self.processes.lock().unwrap_or_else(|e| e.into_inner());
+        if prune {
+            processes.retain(|k, entry| {
+                k == key
+                    || Arc::strong_count(entry) > 1
+                    || entry.try_lock().map_or(true, |p| p.strong_count() > 0)
+            });
+        }
+        processes.entry(key.clone()).or_default().clone()
+    }
+
     /// Whether `key` has a live process, or one starting (a join would then launch nothing).
     pub fn has_live(&self, key: &ShareKey) -> bool {
         let entry = self
@@ -188,7 +185,7 @@ impl ProcessHost {
             .get(key)
             .cloned();
         entry.is_some_and(|entry| match entry.try_lock() {
-            Ok(slot) => slot.upgrade().is_some_and(|p| p.is_alive()),
+            Ok(slot) => live(&slot).is_some(),
             // A join holds it: it is starting the process, or has found it live.
             Err(_) => true,
         })
@@ -205,11 +202,15 @@ impl ProcessHost {
             .collect();
         entries
             .iter()
-            .filter_map(|e| e.try_lock().ok()?.upgrade())
-            .filter(|p| p.is_alive())
+            .filter_map(|e| live(&*e.try_lock().ok()?))
             .filter_map(|p| p.id())
             .collect()
     }
+}
+
+/// The process in a key's slot, if it still lives.
+fn live(slot: &Weak<SharedProcess>) -> Option<Arc<SharedProcess>> {
+    slot.upgrade().filter(|p| p.is_alive())
 }
 
 /// Ends a shared process once a request to it went unanswered for its whole timeout (a Turn's

@@ -38,11 +38,7 @@ pub fn keep(state_dir: &Path) -> std::io::Result<Option<PathBuf>> {
     };
     // A Session bound to a warm process has a link for a state directory, and its home is the
     // link's target: compared as the same directory, it is its own.
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    };
-    if same(&home_dir, state_dir) || !home_dir.is_dir() {
+    if same_dir(&home_dir, state_dir) || !home_dir.is_dir() {
         return Ok(None);
     }
     let mut file = std::fs::OpenOptions::new()
@@ -51,6 +47,15 @@ pub fn keep(state_dir: &Path) -> std::io::Result<Option<PathBuf>> {
         .open(home_dir.join(RELEASED_FILE))?;
     writeln!(file, "{thread_id}")?;
     Ok(Some(home_dir))
+}
+
+/// Whether `a` and `b` are the same directory: compared resolved (links, `..`) when both
+/// resolve, as written otherwise.
+pub(crate) fn same_dir(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 /// Whether a Session state directory under `state_root` still names the home in `home_dir` as
