@@ -487,7 +487,7 @@ impl Sessions {
         }
         if tables.live() >= self.max_live {
             // A warm process is the cheapest slot to give up; one still launching soon is.
-            if let Some(process) = tables.warm.take_oldest() {
+            if let Some(process) = tables.warm.take_to_shed() {
                 return Step::Shed(Box::new(process));
             }
             if tables.warm.is_launching() {

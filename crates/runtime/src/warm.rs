@@ -105,13 +105,11 @@ impl Stock {
                 i += 1;
                 continue;
             }
-            let mut process = self.ready.remove(i);
-            if process.has_exited() {
-                self.ending += 1;
-                dead.push(process);
+            if self.ready[i].has_exited() {
+                dead.push(self.take_to_end(i));
                 continue;
             }
-            found = Some(process);
+            found = Some(self.ready.remove(i));
             self.held_back += 1;
             break;
         }
@@ -124,15 +122,21 @@ impl Stock {
         self.held_back = self.held_back.saturating_sub(1);
     }
 
-    /// Takes a ready process to end it (its slot counted as ending): one that has exited on
-    /// its own if there is one (it holds a slot and serves nobody), else the oldest.
-    pub fn take_oldest(&mut self) -> Option<WarmProcess> {
+    /// Takes a ready process to give its slot up: one that has exited on its own if there is
+    /// one (it holds a slot and serves nobody), else the oldest.
+    pub fn take_to_shed(&mut self) -> Option<WarmProcess> {
         if self.ready.is_empty() {
             return None;
         }
         let i = self.exited().unwrap_or(0);
+        Some(self.take_to_end(i))
+    }
+
+    /// Takes the ready process at `i` to end it, its slot counted as ending until
+    /// [`Stock::ended`].
+    fn take_to_end(&mut self, i: usize) -> WarmProcess {
         self.ending += 1;
-        Some(self.ready.remove(i))
+        self.ready.remove(i)
     }
 
     /// The position of a ready process that has exited on its own.
@@ -314,8 +318,7 @@ impl Stock {
         }
         // A process that exited on its own is ended first, so that the refill replaces it.
         if let Some(i) = self.exited() {
-            self.ending += 1;
-            return Reserve::Replace(Box::new(self.ready.remove(i)));
+            return Reserve::Replace(Box::new(self.take_to_end(i)));
         }
         if self.held_back > 0 || self.count(key) >= size {
             return Reserve::Enough;
@@ -323,10 +326,7 @@ impl Stock {
         if self.held() >= size {
             let other = self.ready.iter().position(|w| w.key() != key);
             return match other {
-                Some(i) => {
-                    self.ending += 1;
-                    Reserve::Replace(Box::new(self.ready.remove(i)))
-                }
+                Some(i) => Reserve::Replace(Box::new(self.take_to_end(i))),
                 None => Reserve::Enough,
             };
         }
