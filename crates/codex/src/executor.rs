@@ -66,7 +66,9 @@ impl CodexExecutor {
         host: Option<Arc<ProcessHost>>,
     ) -> Result<Self, AdapterError> {
         let inner = Inner::new(launch, managed_dir, host);
-        inner.ensure_resident(&mut inner.slot.lock().await).await?;
+        inner
+            .ensure_resident(&mut inner.slot.lock().await, true)
+            .await?;
         Ok(CodexExecutor { inner })
     }
 
@@ -130,9 +132,13 @@ impl Inner {
             .clone()
     }
 
+    /// Opens the thread on a process unless the Session holds one. Without `may_start_process`
+    /// it only joins a shared process that lives, and fails [`AdapterError::Exited`] when none
+    /// does.
     async fn ensure_resident(
         &self,
         slot: &mut SlotGuard<'_, Link, Inbound>,
+        may_start_process: bool,
     ) -> Result<(), AdapterError> {
         // A shared process may have died under this idle Session: its next Turn starts anew.
         if slot.connection().is_some_and(|link| !link.is_alive()) {
@@ -143,6 +149,7 @@ impl Inner {
         }
         self.before_open()?;
         match &self.home {
+            Home::Own(_) if !may_start_process => Err(AdapterError::Exited),
             Home::Own(process_layout) => {
                 let process = launch(
                     &self.binary,
@@ -155,7 +162,7 @@ impl Inner {
                 .map_err(|e| AdapterError::Launch(e.to_string()))?;
                 self.open_own(slot, process, process_layout).await
             }
-            Home::Shared(host, key) => self.join_shared(slot, host, key).await,
+            Home::Shared(host, key) => self.join_shared(slot, host, key, may_start_process).await,
         }
     }
 
@@ -211,16 +218,20 @@ impl Inner {
         slot: &mut SlotGuard<'_, Link, Inbound>,
         host: &ProcessHost,
         key: &ShareKey,
+        may_start_process: bool,
     ) -> Result<(), AdapterError> {
         let spec = ProcessSpec {
             binary: &self.binary,
             overrides: &self.overrides,
             api_key: &self.config.model_provider.api_key,
         };
-        let mut lease = host
-            .join(key, spec)
-            .await
-            .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        let mut lease = if may_start_process {
+            host.join(key, spec)
+                .await
+                .map_err(|e| AdapterError::Launch(e.to_string()))?
+        } else {
+            host.join_live(key).await.ok_or(AdapterError::Exited)?
+        };
         self.open(lease.connection(), &host.layout(key)).await?;
         let thread_id = self.thread_id().ok_or(AdapterError::Exited)?;
         let inbound = lease.bind(&thread_id).ok_or(AdapterError::Exited)?;
@@ -269,7 +280,7 @@ impl SessionExecutor for CodexExecutor {
         let inner = &self.inner;
         let mut slot = inner.slot.lock().await;
         slot.ensure_idle()?;
-        inner.ensure_resident(&mut slot).await?;
+        inner.ensure_resident(&mut slot, true).await?;
         let thread_id = inner.thread_id().ok_or(AdapterError::Exited)?;
         let (link, inbound) = slot.checkout()?;
 
@@ -331,7 +342,7 @@ impl SessionExecutor for CodexExecutor {
     /// A thread whose rollout lives in a home other than the Session's state directory (a
     /// shared process's) is deleted through codex (`thread/delete`, which removes its rollout
     /// and index entry), resuming it first when evicted; then the Session lets go as on eviction.
-    async fn release(&self) -> Result<(), AdapterError> {
+    async fn release(&self, may_start_process: bool) -> Result<(), AdapterError> {
         let inner = &self.inner;
         let mut slot = inner.slot.lock().await;
         slot.ensure_idle()?;
@@ -339,7 +350,7 @@ impl SessionExecutor for CodexExecutor {
             .thread_id()
             .filter(|_| inner.home.is_foreign(&inner.layout))
         {
-            let deleted = match inner.ensure_resident(&mut slot).await {
+            let deleted = match inner.ensure_resident(&mut slot, may_start_process).await {
                 Ok(()) => match slot.connection() {
                     Some(link) => link
                         .request(

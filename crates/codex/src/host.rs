@@ -132,6 +132,13 @@ impl ProcessHost {
         Ok(Lease::new(process))
     }
 
+    /// A lease on `key`'s process if one lives; never starts one.
+    pub async fn join_live(&self, key: &ShareKey) -> Option<Lease> {
+        let entry = self.entry(key, false);
+        let slot = entry.lock().await;
+        live(&slot).map(Lease::new)
+    }
+
     /// Removes `dir`, a key's home directory under this host's root, when no process of that
     /// key lives and `unused` (run on a blocking thread) says no Session names it any more. The
     /// key's lock is held meanwhile, so no join starts a process on it. Whether it was removed.

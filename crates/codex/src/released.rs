@@ -4,12 +4,14 @@
 //! process's ([`crate::host`]), which stays for the other Sessions of its key. Releasing the
 //! Session deletes the thread through codex (`thread/delete`: its rollout and index entry) on a
 //! process of that home ([`crate::executor`]). A Session released with no executor on this
-//! Runtime (prepared before it restarted) has no process to do that with, and starting one
-//! for it here would run beside the Runtime's live-process bound. So its thread id is kept in
-//! [`RELEASED_FILE`] beside that home, and the next process launched on the home deletes the
-//! threads kept there before it serves anything ([`crate::launch::launch`]). When no Session's
-//! state names the home any more and no process lives on it, the whole home goes instead
-//! ([`crate::host::ProcessHost::remove_if_unused`]): nothing is left there to resume.
+//! Runtime (prepared before it restarted), or with no process slot while no process of the
+//! home lives, has no process to do that with, and starting one for it would run beside the
+//! Runtime's live-process bound. So its thread id is kept in [`RELEASED_FILE`] beside that
+//! home, and the next process launched on the home deletes the threads kept there before it
+//! serves anything ([`crate::launch::launch`]). Either way, once no Session's state names the
+//! home any more and no process lives on it, the whole home goes
+//! ([`crate::host::ProcessHost::remove_if_unused`]), codex's own databases with it: nothing is
+//! left there to resume, and their freed pages keep no deleted thread's bytes.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,27 +28,26 @@ pub const RELEASED_FILE: &str = "released-threads";
 /// home, when that home lies outside `state_dir` (a home inside it goes with the directory).
 /// The directory of the home it was kept beside, if it was.
 pub fn keep(state_dir: &Path) -> std::io::Result<Option<PathBuf>> {
-    let layout = StateLayout::new(state_dir.to_owned());
-    let (Some(home), Some(thread_id)) = (
-        layout.read_id(THREAD_HOME_FILE),
-        layout.read_id(THREAD_ID_FILE),
-    ) else {
+    let thread_id = StateLayout::new(state_dir.to_owned()).read_id(THREAD_ID_FILE);
+    let (Some(home_dir), Some(thread_id)) = (foreign_home(state_dir), thread_id) else {
         return Ok(None);
     };
-    let Some(home_dir) = PathBuf::from(home).parent().map(Path::to_owned) else {
-        return Ok(None);
-    };
-    // A Session bound to a warm process has a link for a state directory, and its home is the
-    // link's target: compared as the same directory, it is its own.
-    if same_dir(&home_dir, state_dir) || !home_dir.is_dir() {
-        return Ok(None);
-    }
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(home_dir.join(RELEASED_FILE))?;
     writeln!(file, "{thread_id}")?;
     Ok(Some(home_dir))
+}
+
+/// The directory of the home that the thread of the Session whose state directory is
+/// `state_dir` lives in, when that home lies outside `state_dir` and is there.
+pub fn foreign_home(state_dir: &Path) -> Option<PathBuf> {
+    let home = StateLayout::new(state_dir.to_owned()).read_id(THREAD_HOME_FILE)?;
+    let home_dir = Path::new(&home).parent()?.to_owned();
+    // A Session bound to a warm process has a link for a state directory, and its home is the
+    // link's target: compared as the same directory, it is its own.
+    (!same_dir(&home_dir, state_dir) && home_dir.is_dir()).then_some(home_dir)
 }
 
 /// Whether `a` and `b` are the same directory: compared resolved (links, `..`) when both

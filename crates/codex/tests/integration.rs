@@ -22,6 +22,7 @@ mod shared_memory;
 mod shared_process_count;
 mod shared_process_death;
 mod shared_process_hung;
+mod shared_release_without_slot;
 mod shared_turn_latency;
 mod steer_turn;
 mod text_turn;

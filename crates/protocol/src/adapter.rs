@@ -155,8 +155,13 @@ pub trait SessionExecutor: Send + Sync {
     /// Ends the Session for good (Core deleted it): its process ends, and whatever of its state
     /// lives outside its state directory goes (the Runtime removes that directory after). By
     /// default an eviction: a Session whose state is all in its directory leaves nothing else.
-    /// Fails with [`AdapterError::Busy`] while a Turn runs.
-    async fn release(&self) -> Result<(), AdapterError> {
+    /// `may_start_process`: the release holds a process slot (the Session's own, or one the
+    /// Runtime gave it after [`SessionExecutor::release_starts_process`]). Without one it starts
+    /// no process, even when the one it expected has died since: what only a process could
+    /// remove is then left for the harness's next process there. Fails with
+    /// [`AdapterError::Busy`] while a Turn runs.
+    async fn release(&self, may_start_process: bool) -> Result<(), AdapterError> {
+        let _ = may_start_process;
         self.evict().await
     }
 

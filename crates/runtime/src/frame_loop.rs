@@ -757,7 +757,8 @@ impl Loop {
     /// state directory goes, with the harness home and transcripts in it, whether or not an
     /// executor is resident (an evicted Session, or one from before a restart, has only the
     /// directory). A Session with no executor here whose Codex thread lives in a shared home
-    /// leaves that thread to the next process of the home to delete
+    /// leaves that thread to the next process of the home to delete, and a shared home goes
+    /// whole once no Session names it and no process lives on it
     /// ([`switchboard_codex::released`]). `released` answers once nothing of it is left.
     async fn release(&self, session_id: String) {
         // Evicting refuses a Session mid-Turn (Core deletes only idle Sessions); then the Turn's
@@ -775,9 +776,9 @@ impl Loop {
         // Off the async workers: a harness home can hold many files.
         let state_root = self.options.state_root.clone();
         let id = session_id.clone();
-        let kept =
+        let home =
             tokio::task::spawn_blocking(move || remove_state_dir(&state_root, &id, here)).await;
-        match kept {
+        match home {
             Ok(Some(home_dir)) => self.remove_home_if_unused(home_dir).await,
             Ok(None) => {}
             Err(error) => {
@@ -788,8 +789,8 @@ impl Loop {
             .await;
     }
 
-    /// A shared home a released thread was kept beside goes whole once no Session's state names
-    /// it and no process lives on it (its last Session was released).
+    /// The shared home a released Session's thread lived in goes whole once no Session's state
+    /// names it and no process lives on it (its last Session was released).
     async fn remove_home_if_unused(&self, home_dir: PathBuf) {
         let Some(host) = self
             .registry
@@ -809,14 +810,15 @@ impl Loop {
 
 /// Removes the state directory of the deleted Session `session_id` under `state_root`; for one
 /// with no executor here (`here` false), first keeps its thread for deletion from a home
-/// outside that directory. The directory of the home it was kept beside, if it was.
+/// outside that directory. The directory of that home, if its thread lived in one.
 fn remove_state_dir(state_root: &Path, session_id: &str, here: bool) -> Option<PathBuf> {
     if !is_safe_dir_name(session_id) {
         return None;
     }
     let dir = state_root.join(session_id);
-    let kept = if here {
-        None
+    let home = if here {
+        // Its executor deleted the thread, or kept it when no process could.
+        switchboard_codex::released::foreign_home(&dir)
     } else {
         switchboard_codex::released::keep(&dir).unwrap_or_else(|e| {
             tracing::warn!(dir = %dir.display(), error = %e, "cannot keep a released thread for deletion");
@@ -832,7 +834,7 @@ fn remove_state_dir(state_root: &Path, session_id: &str, here: bool) -> Option<P
             tracing::warn!(dir = %dir.display(), error = %e, "cannot remove a deleted Session's state")
         }
     }
-    kept
+    home
 }
 
 /// Session and Environment ids name directories, so only a safe alphabet is accepted.

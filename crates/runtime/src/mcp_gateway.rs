@@ -270,8 +270,11 @@ impl switchboard_protocol::SessionExecutor for WithGateway {
         self.executor.evict().await
     }
 
-    async fn release(&self) -> Result<(), switchboard_protocol::AdapterError> {
-        self.executor.release().await
+    async fn release(
+        &self,
+        may_start_process: bool,
+    ) -> Result<(), switchboard_protocol::AdapterError> {
+        self.executor.release(may_start_process).await
     }
 
     fn is_resident(&self) -> bool {

@@ -309,18 +309,21 @@ impl Sessions {
                 return None;
             }
         }
-        let executor = {
+        let (executor, may_start_process) = {
             let mut tables = self.tables();
             let session = tables.sessions.get_mut(session_id)?;
             if let Some(timer) = session.idle_timer.take() {
                 timer.abort();
             }
-            if session.slot == Slot::Held && !session.busy {
+            let held = session.slot == Slot::Held;
+            if held && !session.busy {
                 session.slot = Slot::Evicting;
             }
-            session.executor.clone()
+            (session.executor.clone(), held || starts_process)
         };
-        let evicted = executor.release().await;
+        // Without a slot the release starts no process, even when the one it was to join has
+        // died since it was asked ([`SessionExecutor::release`]).
+        let evicted = executor.release(may_start_process).await;
         self.remove(session_id);
         Some(evicted)
     }

@@ -1,12 +1,13 @@
-//! After a restart, releasing the Sessions of a shared home one by one: while another Session
-//! still names the home, a released thread is kept for the home's next process; once the last
-//! one is released, and no process lives on it, the whole home goes, codex's own databases
-//! with it, so nothing either Session said is left on disk.
+//! Releasing the Sessions of a shared home one by one, after a restart and on a live process:
+//! while another Session still names the home, a released thread is kept for the home's next
+//! process (or deleted on the live one); once the last one is released, and no process lives on
+//! it, the whole home goes, codex's own databases with it, so nothing either Session said is
+//! left on disk.
 
 use crate::support;
 
 use support::mcp::{binary, configuration, leak_scan, prepare, run};
-use support::shared::{completed, release, rollouts, runtime_sharing};
+use support::shared::{completed, homes, release, rollouts, runtime_sharing};
 use support::warm::text_model;
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::messages::PreparationState;
@@ -28,20 +29,52 @@ async fn a_shared_home_goes_with_its_last_session() {
         completed(&run(&mut runtime, &session, &run_id, &text).await);
     }
     runtime.shutdown().await;
-    let homes = || {
-        std::fs::read_dir(state.path().join("shared"))
-            .map(|entries| entries.count())
-            .unwrap_or(0)
-    };
-    assert_eq!(homes(), 1);
+    assert_eq!(homes(state.path()), 1);
 
     let mut runtime = runtime_sharing(binary, state.path(), None);
     release(&mut runtime, "sess_0").await;
-    assert_eq!(homes(), 1, "the other Session still names the home");
+    assert_eq!(
+        homes(state.path()),
+        1,
+        "the other Session still names the home"
+    );
     assert!(!rollouts(state.path(), "hello-1").is_empty());
 
     release(&mut runtime, "sess_1").await;
-    assert_eq!(homes(), 0, "no Session names the home any more");
+    assert_eq!(homes(state.path()), 0, "no Session names the home any more");
+    for said in ["hello-0", "hello-1"] {
+        assert_eq!(leak_scan(said, &[state.path()]), Vec::<String>::new());
+    }
+    runtime.shutdown().await;
+}
+
+/// The same without a restart: each release deletes its thread on the live shared process, and
+/// the last one, whose process ends with it, takes the home and codex's databases with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_home_goes_with_its_last_live_session() {
+    let test = "a_shared_home_goes_with_its_last_live_session";
+    let Some(binary) = binary(HarnessId::Codex, test) else {
+        return;
+    };
+    let model = text_model("ok").await;
+    let state = support::scratch("shared-home-live-");
+    let mut runtime = runtime_sharing(binary, state.path(), None);
+    for n in 0..2 {
+        let session = format!("sess_{n}");
+        let config = configuration(HarnessId::Codex, &model, vec![]);
+        let (prepared, error) = prepare(&mut runtime, &session, config).await;
+        assert_eq!(prepared, PreparationState::Ready, "{error:?}");
+        let (run_id, text) = (format!("run_{n}"), format!("hello-{n}"));
+        completed(&run(&mut runtime, &session, &run_id, &text).await);
+    }
+
+    release(&mut runtime, "sess_0").await;
+    assert_eq!(homes(state.path()), 1, "the other Session still runs on it");
+    assert_eq!(rollouts(state.path(), "hello-0"), Vec::<String>::new());
+    assert!(!rollouts(state.path(), "hello-1").is_empty());
+
+    release(&mut runtime, "sess_1").await;
+    assert_eq!(homes(state.path()), 0, "no Session names the home any more");
     for said in ["hello-0", "hello-1"] {
         assert_eq!(leak_scan(said, &[state.path()]), Vec::<String>::new());
     }

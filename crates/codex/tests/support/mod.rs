@@ -249,6 +249,11 @@ impl SharingPair {
         assert_ne!(after[0], old);
     }
 
+    /// The directory the shared processes' homes are in.
+    pub fn shared_root(&self) -> &std::path::Path {
+        self._states[2].path()
+    }
+
     /// [`SharingPair::start`], then a first function Turn of each (`<name> turn one`).
     pub async fn after_a_turn_each(test: &str, arguments: &str) -> Option<SharingPair> {
         let pair = SharingPair::start(test, arguments).await?;

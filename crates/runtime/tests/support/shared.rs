@@ -66,3 +66,10 @@ pub fn rollouts(state: &Path, needle: &str) -> Vec<String> {
         .filter(|hit| !hit.contains(".sqlite"))
         .collect()
 }
+
+/// How many shared homes there are under `state` (`runtime_sharing`'s `<state>/shared`).
+pub fn homes(state: &Path) -> usize {
+    std::fs::read_dir(state.join("shared"))
+        .map(|entries| entries.count())
+        .unwrap_or(0)
+}
