@@ -15,6 +15,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use switchboard_adapter_kit::adapter::Launch;
+use switchboard_adapter_kit::cpu::Cpus;
 use switchboard_adapter_kit::executor::{ProcessSlot, SlotGuard};
 use switchboard_adapter_kit::process::{self, NativeProcess};
 use switchboard_adapter_kit::state_dir::StateDir;
@@ -169,10 +170,16 @@ impl Inner {
             placement: self.placement.as_ref(),
         };
         let plan = (self.profile.configure)(&setup).map_err(|e| launch_error(e.to_string()))?;
-        let spawned = process::spawn(&self.binary, &self.state, self.placement.as_ref(), |c| {
-            c.args(&plan.args);
-            c.envs(plan.env.iter().map(|(k, v)| (k, v)));
-        })
+        let spawned = process::spawn(
+            &self.binary,
+            &self.state,
+            self.placement.as_ref(),
+            Cpus::Any,
+            |c| {
+                c.args(&plan.args);
+                c.envs(plan.env.iter().map(|(k, v)| (k, v)));
+            },
+        )
         .map_err(|e| launch_error(e.to_string()))?;
         let (connection, inbound) = Connection::start(spawned.stdin, spawned.stdout);
         Ok(NativeProcess {

@@ -276,7 +276,7 @@ mod tests {
             .spawn()
             .unwrap();
         NativeProcess {
-            child: HarnessChild::new(child),
+            child: HarnessChild::new(child, None),
             connection: Arc::new(()),
             inbound: mpsc::unbounded_channel().1,
         }

@@ -8,6 +8,7 @@
 //! - [`paths`]: paths from flags and the environment, made absolute once (one helper for all).
 //! - [`state_dir`]: a Session's state directory, hermetic and kept across evictions.
 //! - [`process`]: one hermetic native process, from spawn to shutdown.
+//! - [`cpu`]: one CPU of its own for a process that works best on one, spread over the CPUs.
 //! - [`jsonl`]: JSON lines on the process's stdio, and our requests waiting for answers.
 //! - [`jsonrpc`]: a JSON-RPC client on those lines (codex's app-server, ACP agents).
 //! - [`receipts`]: a Turn's function calls and the receipts of their results.
@@ -25,6 +26,7 @@
 
 pub mod adapter;
 pub mod binary;
+pub mod cpu;
 pub mod executor;
 pub mod jsonl;
 pub mod jsonrpc;

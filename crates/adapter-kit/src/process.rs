@@ -30,6 +30,7 @@ use switchboard_protocol::ProcessPlacement;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::sync::mpsc;
 
+use crate::cpu::{CpuLease, Cpus};
 use crate::state_dir::{StateDir, StateDirError};
 
 /// How long a killed process gets to be reaped.
@@ -54,15 +55,21 @@ pub struct HarnessChild {
     /// The group's id, which is the leader's pid; `None` if the leader was already reaped when
     /// spawn returned (the group may still hold what it started, but its id is then unknown).
     group: Option<rustix::process::Pid>,
+    /// The one CPU it is confined to ([`Cpus::One`]), counted while the child is held.
+    _cpu: Option<CpuLease>,
 }
 
 impl HarnessChild {
-    /// Takes `child`, which must have been spawned with `process_group(0)`.
-    pub(crate) fn new(child: Child) -> Self {
+    /// Takes `child`, which must have been spawned with `process_group(0)`, and its CPU.
+    pub(crate) fn new(child: Child, cpu: Option<CpuLease>) -> Self {
         let group = child
             .id()
             .and_then(|id| rustix::process::Pid::from_raw(id.try_into().ok()?));
-        Self { child, group }
+        Self {
+            child,
+            group,
+            _cpu: cpu,
+        }
     }
 
     /// SIGKILL to every process in the group. A group whose members have all exited is gone and
@@ -110,10 +117,13 @@ pub struct Spawned {
 /// The child is then the wrapper, and ending the process kills only it, so the wrapper must
 /// take the harness down with it: bubblewrap needs `--die-with-parent` and `--unshare-pid`
 /// (checked: without them a killed `bwrap` leaves its program running).
+///
+/// `cpus` says whether the process gets one CPU of its own ([`crate::cpu`]).
 pub fn spawn(
     binary: &Path,
     state: &StateDir,
     placement: Option<&ProcessPlacement>,
+    cpus: Cpus,
     configure: impl FnOnce(&mut Command),
 ) -> Result<Spawned, SpawnError> {
     let stderr_log = state.stderr_log();
@@ -165,6 +175,23 @@ pub fn spawn(
         // Its own group, so ending it reaches what it started (see [`HarnessChild`]).
         .process_group(0)
         .kill_on_drop(true);
+    let cpu = match cpus {
+        Cpus::One => CpuLease::take(),
+        Cpus::Any => None,
+    };
+    if let Some(cpu) = &cpu {
+        let set = cpu.set();
+        // SAFETY: the closure runs in the child between fork and exec, where only
+        // async-signal-safe calls are allowed: it makes one system call and touches no lock
+        // or allocation. A failure leaves the process free to run anywhere, which is only
+        // slower, so it does not fail the spawn.
+        unsafe {
+            command.pre_exec(move || {
+                let _ = rustix::thread::sched_setaffinity(None, &set);
+                Ok(())
+            });
+        }
+    }
     let mut child = command.spawn().map_err(|source| SpawnError::Spawn {
         binary: binary.to_owned(),
         source,
@@ -173,7 +200,7 @@ pub fn spawn(
         unreachable!("stdin and stdout are piped above");
     };
     Ok(Spawned {
-        child: HarnessChild::new(child),
+        child: HarnessChild::new(child, cpu),
         stdin,
         stdout,
     })
@@ -254,7 +281,7 @@ mod tests {
         BufReader::new(stdout).read_line(&mut line).await.unwrap();
         let grandchild: u32 = line.trim().parse().unwrap();
         assert!(running(grandchild));
-        (HarnessChild::new(child), grandchild)
+        (HarnessChild::new(child, None), grandchild)
     }
 
     /// What `git rev-parse --show-toplevel` prints when [`spawn`] runs it for the state
@@ -263,7 +290,7 @@ mod tests {
     async fn toplevel(root: &Path, cwd: Option<&Path>) -> String {
         let state = StateDir::new(root.to_owned(), "git");
         state.create_dirs(&[]).unwrap();
-        let spawned = spawn(Path::new("git"), &state, None, |command| {
+        let spawned = spawn(Path::new("git"), &state, None, Cpus::Any, |command| {
             if let Some(cwd) = cwd {
                 command.arg("-C").arg(cwd);
             }

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
+use switchboard_adapter_kit::cpu::Cpus;
 use switchboard_adapter_kit::process::{self, NativeProcess, SpawnError, Spawned};
 use switchboard_protocol::{ProcessPlacement, SessionConfiguration};
 
@@ -60,11 +61,19 @@ pub async fn launch(
         child,
         stdin,
         stdout,
-    } = process::spawn(binary, layout, placement, |command| {
-        command
-            .args(arguments(config, mcp, layout, session, profile))
-            .envs(flags::environment(config, layout, profile));
-    })?;
+    } = process::spawn(
+        binary,
+        layout,
+        placement,
+        // Every CPU: confined to one, Claude Code took 40-90 % longer per Turn, its runtime's
+        // compiler and collector threads running beside it (`docs/benchmarks.md`, session 25).
+        Cpus::Any,
+        |command| {
+            command
+                .args(arguments(config, mcp, layout, session, profile))
+                .envs(flags::environment(config, layout, profile));
+        },
+    )?;
     let server = Arc::new(FunctionServer::new(&config.function_tools));
     let mut allowed = flags::allowed_tools(config);
     allowed.extend(mcp.approvals());

@@ -27,6 +27,7 @@ use crate::host::{Home, Link, ProcessHost, ProcessSpec, ShareKey};
 use crate::jsonrpc::{Connection, Inbound};
 use crate::launch::{
     CONTROL_TIMEOUT, CodexProcess, StateLayout, THREAD_HOME_FILE, launch, launch_overrides,
+    own_process_cpus,
 };
 use crate::managed;
 use crate::resume::{load_thread_id, open_thread};
@@ -155,6 +156,7 @@ impl Inner {
                     &self.binary,
                     process_layout,
                     self.placement.as_ref(),
+                    own_process_cpus(self.placement.as_ref()),
                     &self.overrides,
                     &self.config.model_provider.api_key,
                 )

@@ -45,6 +45,7 @@ use std::sync::{Arc, Mutex, Weak};
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use switchboard_adapter_kit::adapter::Launch;
+use switchboard_adapter_kit::cpu::Cpus;
 use switchboard_adapter_kit::process::HarnessChild;
 use switchboard_protocol::{ProcessPlacement, SessionConfiguration};
 
@@ -115,7 +116,16 @@ impl ProcessHost {
             return Ok(Lease::new(process));
         }
         let layout = self.layout(key);
-        let started = launch(spec.binary, &layout, None, spec.overrides, spec.api_key).await?;
+        // Every CPU: the Sessions on it run their Turns at once.
+        let started = launch(
+            spec.binary,
+            &layout,
+            None,
+            Cpus::Any,
+            spec.overrides,
+            spec.api_key,
+        )
+        .await?;
         let router = Arc::new(Router::default());
         tokio::spawn(demux::run(
             router.clone(),

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use switchboard_adapter_kit::cpu::Cpus;
 use switchboard_adapter_kit::process::{self, NativeProcess, SpawnError, Spawned};
 use switchboard_adapter_kit::state_dir::StateDir;
 use switchboard_protocol::ProcessPlacement;
@@ -85,11 +86,25 @@ const REMOTE_CONTROL_DISABLED: &str = "CODEX_INTERNAL_APP_SERVER_REMOTE_CONTROL_
 /// A running, initialized app-server.
 pub type CodexProcess = NativeProcess<Connection, Inbound>;
 
-/// Spawns and initializes codex, in the workspace when there is a `placement`.
+/// The CPUs of a process that serves one Session (its own, or a warm one): one of its own when
+/// the Session has no workspace, where codex runs nothing but itself. Codex confined to one CPU
+/// spent 10-30 % less CPU per Turn than free to move between two, and left the other to the
+/// Runtime beside it (`docs/benchmarks.md`, sessions 25 and 26). In a workspace codex runs the
+/// model's commands, which would inherit the one CPU, so that process keeps them all, as a
+/// shared process ([`crate::host`]) does, whose Sessions' Turns run at once.
+pub fn own_process_cpus(placement: Option<&ProcessPlacement>) -> Cpus {
+    match placement {
+        None => Cpus::One,
+        Some(_) => Cpus::Any,
+    }
+}
+
+/// Spawns and initializes codex, in the workspace when there is a `placement`, on `cpus`.
 pub async fn launch(
     binary: &Path,
     layout: &StateLayout,
     placement: Option<&ProcessPlacement>,
+    cpus: Cpus,
     overrides: &[String],
     api_key: &str,
 ) -> Result<CodexProcess, LaunchError> {
@@ -100,7 +115,7 @@ pub async fn launch(
         child,
         stdin,
         stdout,
-    } = process::spawn(binary, layout, placement, |command| {
+    } = process::spawn(binary, layout, placement, cpus, |command| {
         command.arg("app-server");
         for o in overrides {
             command.arg("-c").arg(o);

@@ -34,7 +34,7 @@ use switchboard_protocol::{AdapterError, PrepareRequest, SessionExecutor};
 
 use crate::CodexAdapter;
 use crate::executor::CodexExecutor;
-use crate::launch::{CodexProcess, StateLayout, launch, launch_overrides};
+use crate::launch::{CodexProcess, StateLayout, launch, launch_overrides, own_process_cpus};
 
 /// A Session's process-wide codex settings: equal keys, interchangeable processes. Its `Debug`
 /// leaves the provider key out.
@@ -94,9 +94,17 @@ impl WarmProcess {
     /// its primer Turn ([`crate::primer`]).
     pub async fn start(key: WarmKey, dir: PathBuf) -> Result<WarmProcess, AdapterError> {
         let layout = StateLayout::new(dir.clone());
-        let mut process = launch(&key.binary, &layout, None, &key.overrides, &key.api_key)
-            .await
-            .map_err(|e| AdapterError::Launch(e.to_string()))?;
+        let cpus = own_process_cpus(None);
+        let mut process = launch(
+            &key.binary,
+            &layout,
+            None,
+            cpus,
+            &key.overrides,
+            &key.api_key,
+        )
+        .await
+        .map_err(|e| AdapterError::Launch(e.to_string()))?;
         if let Err(error) = crate::primer::prime(&mut process, &layout).await {
             process.shutdown().await;
             return Err(AdapterError::Launch(format!("priming failed: {error}")));

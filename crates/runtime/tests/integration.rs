@@ -7,6 +7,7 @@
 mod support;
 
 mod advertisement_unavailable;
+mod harness_cpus;
 mod launch_limit;
 mod local_function_turn;
 mod local_idle_eviction;

@@ -10,6 +10,7 @@ use std::time::Duration;
 use support::fake_responses::{FakeResponses, Script};
 use support::workspace::*;
 use support::{WAIT, codex_binary, scratch};
+use switchboard_adapter_kit::cpu::Cpus;
 use switchboard_adapter_kit::process::{self, Spawned};
 use switchboard_adapter_kit::state_dir::StateDir;
 use switchboard_protocol::configuration::HarnessId;
@@ -55,21 +56,27 @@ async fn codex_answers_from_inside_a_network_disabled_workspace() {
         mut child,
         stdin,
         mut stdout,
-    } = process::spawn(&binary, &state, Some(&placed.placement), |command| {
-        command
-            .arg("exec")
-            .arg("--skip-git-repo-check")
-            .args(["-c", "model_provider=sb"])
-            .args(["-c", "model_providers.sb.name=sb"])
-            .arg("-c")
-            .arg(format!("model_providers.sb.base_url={base_url}"))
-            .args(["-c", "model_providers.sb.wire_api=responses"])
-            .args(["-c", "model_providers.sb.env_key=OPENAI_API_KEY_SB"])
-            .args(["-c", "model=gpt-fake"])
-            .arg("Say hello")
-            .env("HOME", state.root())
-            .env("CODEX_HOME", state.join("codex-home"));
-    })
+    } = process::spawn(
+        &binary,
+        &state,
+        Some(&placed.placement),
+        Cpus::Any,
+        |command| {
+            command
+                .arg("exec")
+                .arg("--skip-git-repo-check")
+                .args(["-c", "model_provider=sb"])
+                .args(["-c", "model_providers.sb.name=sb"])
+                .arg("-c")
+                .arg(format!("model_providers.sb.base_url={base_url}"))
+                .args(["-c", "model_providers.sb.wire_api=responses"])
+                .args(["-c", "model_providers.sb.env_key=OPENAI_API_KEY_SB"])
+                .args(["-c", "model=gpt-fake"])
+                .arg("Say hello")
+                .env("HOME", state.root())
+                .env("CODEX_HOME", state.join("codex-home"));
+        },
+    )
     .unwrap();
     // `codex exec` reads stdin to its end when it is not a terminal.
     drop(stdin);
