@@ -179,20 +179,11 @@ pub fn spawn(
         Cpus::One => CpuLease::take(),
         Cpus::Any => None,
     };
-    if let Some(cpu) = &cpu {
-        let set = cpu.set();
-        // SAFETY: the closure runs in the child between fork and exec, where only
-        // async-signal-safe calls are allowed: it makes one system call and touches no lock
-        // or allocation. A failure leaves the process free to run anywhere, which is only
-        // slower, so it does not fail the spawn.
-        unsafe {
-            command.pre_exec(move || {
-                let _ = rustix::thread::sched_setaffinity(None, &set);
-                Ok(())
-            });
-        }
-    }
-    let mut child = command.spawn().map_err(|source| SpawnError::Spawn {
+    let spawned = match &cpu {
+        Some(cpu) => cpu.confining(|| command.spawn()),
+        None => command.spawn(),
+    };
+    let mut child = spawned.map_err(|source| SpawnError::Spawn {
         binary: binary.to_owned(),
         source,
     })?;

@@ -156,7 +156,7 @@ impl Inner {
                     &self.binary,
                     process_layout,
                     self.placement.as_ref(),
-                    own_process_cpus(self.placement.as_ref()),
+                    own_process_cpus(&self.config, self.placement.as_ref()),
                     &self.overrides,
                     &self.config.model_provider.api_key,
                 )

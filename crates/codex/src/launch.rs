@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use switchboard_adapter_kit::cpu::Cpus;
 use switchboard_adapter_kit::process::{self, NativeProcess, SpawnError, Spawned};
 use switchboard_adapter_kit::state_dir::StateDir;
-use switchboard_protocol::ProcessPlacement;
+use switchboard_protocol::{ProcessPlacement, SessionConfiguration};
 
 use crate::jsonrpc::{Connection, Inbound, RpcError};
 use crate::overrides::API_KEY_ENV;
@@ -86,16 +86,22 @@ const REMOTE_CONTROL_DISABLED: &str = "CODEX_INTERNAL_APP_SERVER_REMOTE_CONTROL_
 /// A running, initialized app-server.
 pub type CodexProcess = NativeProcess<Connection, Inbound>;
 
-/// The CPUs of a process that serves one Session (its own, or a warm one): one of its own when
-/// the Session has no workspace, where codex runs nothing but itself. Codex confined to one CPU
-/// spent 10-30 % less CPU per Turn than free to move between two, and left the other to the
-/// Runtime beside it (`docs/benchmarks.md`, sessions 25 and 26). In a workspace codex runs the
-/// model's commands, which would inherit the one CPU, so that process keeps them all, as a
-/// shared process ([`crate::host`]) does, whose Sessions' Turns run at once.
-pub fn own_process_cpus(placement: Option<&ProcessPlacement>) -> Cpus {
-    match placement {
-        None => Cpus::One,
-        Some(_) => Cpus::Any,
+/// The CPUs of a process that serves one Session (its own, or a warm one): one of its own
+/// ([`switchboard_adapter_kit::cpu`]) when the Session has no workspace and no Subagents. Such
+/// a codex starts little beside itself: `git` in its working directory, and the model's
+/// commands read-only in the Session's own empty folder; codex confined to one CPU spent 7–30 %
+/// less CPU per Turn (`docs/benchmarks.md`, sessions 25 and 26). In a workspace it runs the
+/// model's commands on the user's files, and with Subagents it runs several agents' Turns at
+/// once: both would be held to the one CPU, so those processes keep every CPU, as a shared
+/// process ([`crate::host`]) does.
+pub fn own_process_cpus(
+    config: &SessionConfiguration,
+    placement: Option<&ProcessPlacement>,
+) -> Cpus {
+    if placement.is_none() && config.execution_controls.subagents.is_none() {
+        Cpus::One
+    } else {
+        Cpus::Any
     }
 }
 

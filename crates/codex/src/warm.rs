@@ -30,6 +30,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use switchboard_adapter_kit::cpu::Cpus;
 use switchboard_protocol::{AdapterError, PrepareRequest, SessionExecutor};
 
 use crate::CodexAdapter;
@@ -43,6 +44,8 @@ pub struct WarmKey {
     binary: PathBuf,
     overrides: Vec<String>,
     api_key: String,
+    /// The CPUs the process runs on, as the Session's own would ([`own_process_cpus`]).
+    cpus: Cpus,
 }
 
 impl fmt::Debug for WarmKey {
@@ -50,6 +53,7 @@ impl fmt::Debug for WarmKey {
         f.debug_struct("WarmKey")
             .field("binary", &self.binary)
             .field("overrides", &self.overrides)
+            .field("cpus", &self.cpus)
             .finish_non_exhaustive()
     }
 }
@@ -75,6 +79,7 @@ impl WarmKey {
             binary: adapter.binary().to_owned(),
             overrides: launch_overrides(config, None),
             api_key: config.model_provider.api_key.clone(),
+            cpus: own_process_cpus(config, None),
         })
     }
 }
@@ -94,12 +99,11 @@ impl WarmProcess {
     /// its primer Turn ([`crate::primer`]).
     pub async fn start(key: WarmKey, dir: PathBuf) -> Result<WarmProcess, AdapterError> {
         let layout = StateLayout::new(dir.clone());
-        let cpus = own_process_cpus(None);
         let mut process = launch(
             &key.binary,
             &layout,
             None,
-            cpus,
+            key.cpus,
             &key.overrides,
             &key.api_key,
         )

@@ -1,14 +1,14 @@
 //! Which CPUs the harness processes the Runtime starts may run on (issue 18). A codex process
-//! that serves one Session with no workspace runs nothing but codex, and gets one CPU of its own:
+//! that serves one Session with no workspace and no Subagents gets one CPU of its own:
 //! the Runtime spreads them, each on the CPU that holds the fewest live ones, and a process that
 //! ends gives its CPU back. Warm processes are such processes too. Everything else keeps every
 //! CPU the Runtime has: codex in a workspace (the model's commands run there and would inherit
-//! the one CPU), a shared codex process (its Sessions' Turns run at once), and Claude Code.
+//! the one CPU), codex with Subagents and a shared codex process (Turns run at once in both),
+//! and Claude Code.
 
 use crate::support;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, Instant};
 
 use support::limit::runtime_limited;
 use support::mcp::{binary, configuration, model, prepare, run};
@@ -18,6 +18,7 @@ use switchboard_mock_model::{MockModel, Reply, Rule, Scenario, When};
 use switchboard_protocol::SessionConfiguration;
 use switchboard_protocol::configuration::HarnessId;
 use switchboard_protocol::messages::PreparationState;
+use switchboard_protocol::subagents::SubagentControl;
 use switchboard_protocol::workspace::{NetworkAccess, Workspace, WorkspacePlacement};
 use switchboard_runtime::LocalRuntime;
 
@@ -52,6 +53,24 @@ fn cpus_of(pid: u32) -> BTreeSet<usize> {
 /// The CPUs this test (and so the Runtime in it) may run on.
 fn own_cpus() -> BTreeSet<usize> {
     allowed_in(&std::fs::read_to_string("/proc/thread-self/status").unwrap())
+}
+
+/// Confines this test process, every thread of it, to its first three CPUs when it has more
+/// (the spread test starts two processes a CPU); the CPUs it may run on then.
+fn at_most_three_cpus() -> BTreeSet<usize> {
+    let cpus = own_cpus();
+    if cpus.len() <= 3 {
+        return cpus;
+    }
+    let three: Vec<String> = cpus.iter().take(3).map(ToString::to_string).collect();
+    let status = std::process::Command::new("taskset")
+        .args(["--all-tasks", "--pid", "--cpu-list", &three.join(",")])
+        .arg(std::process::id().to_string())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "taskset: {status}");
+    own_cpus()
 }
 
 /// Prepares `session` with `config` and runs a Turn on it; the harness process that appeared
@@ -93,22 +112,13 @@ fn per_cpu(processes: &BTreeMap<String, u32>) -> BTreeMap<usize, usize> {
     load
 }
 
-/// Waits until none of `pids` runs any more.
-async fn until_ended(pids: &[u32]) {
-    let deadline = Instant::now() + support::WAIT;
-    while child_pids().iter().any(|p| pids.contains(p)) {
-        assert!(Instant::now() < deadline, "{pids:?} still run");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn codex_sessions_without_a_workspace_get_one_cpu_each_spread_over_the_cpus() {
     let test = "codex_sessions_without_a_workspace_get_one_cpu_each_spread_over_the_cpus";
     let Some(binary) = binary(HarnessId::Codex, test) else {
         return;
     };
-    let cpus = own_cpus();
+    let cpus = at_most_three_cpus();
     let model = text_model("ok").await;
     let state = support::scratch("cpus-spread-");
     if cpus.len() < 2 {
@@ -141,12 +151,11 @@ async fn codex_sessions_without_a_workspace_get_one_cpu_each_spread_over_the_cpu
         .filter(|(_, pid)| cpus_of(**pid).contains(&last))
         .map(|(session, _)| session.clone())
         .collect();
-    let mut ended = Vec::new();
+    // A release is answered once the Session's process has ended and its CPU is given back.
     for session in &on_last {
         release(&mut runtime, session).await;
-        ended.extend(processes.remove(session));
+        processes.remove(session);
     }
-    until_ended(&ended).await;
     for i in n..n + 2 {
         let session = format!("sess_{i}");
         let pid = session_process(&mut runtime, &session, codex(&model)).await;
@@ -185,6 +194,32 @@ async fn a_warm_codex_process_gets_a_cpu_of_its_own() {
         assert_eq!(on_session.len(), 1, "{on_session:?}");
         assert_eq!(on_warm.len(), 1, "{on_warm:?}");
         assert_ne!(on_session, on_warm, "two processes, two CPUs");
+    }
+    runtime.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_agent_codex_process_and_a_warm_one_for_its_settings_keep_every_cpu() {
+    let test = "a_multi_agent_codex_process_and_a_warm_one_for_its_settings_keep_every_cpu";
+    let Some(binary) = binary(HarnessId::Codex, test) else {
+        return;
+    };
+    let model = text_model("ok").await;
+    let state = support::scratch("cpus-agents-");
+    let mut runtime = runtime_warm(binary, state.path(), 4, 1);
+    let mut notices = runtime.notices();
+    let mut config = codex(&model);
+    config.execution_controls.subagents = Some(SubagentControl {
+        max_concurrent: Some(2),
+    });
+    let (prepared, error) = prepare(&mut runtime, "sess_agents", config).await;
+    assert_eq!(prepared, PreparationState::Ready, "{error:?}");
+    let warm = until_warmed(&mut notices).await;
+    let pids = child_pids();
+    assert_eq!(pids.len(), 2, "the Session's and the warm one: {pids:?}");
+    assert!(pids.contains(&warm));
+    for pid in pids {
+        assert_eq!(cpus_of(pid), own_cpus(), "process {pid}");
     }
     runtime.shutdown().await;
 }
