@@ -11,8 +11,8 @@ use crate::support;
 use std::collections::{BTreeMap, BTreeSet};
 
 use support::limit::runtime_limited;
-use support::mcp::{binary, configuration, model, prepare, run};
-use support::shared::{completed, release, runtime_sharing};
+use support::mcp::{binary, configuration, model, prepare, prepared_turn};
+use support::shared::{release, runtime_sharing};
 use support::warm::{child_pids, runtime_warm, text_model, until_warmed};
 use switchboard_mock_model::{MockModel, Reply, Rule, Scenario, When};
 use switchboard_protocol::SessionConfiguration;
@@ -81,9 +81,7 @@ async fn session_process(
     config: SessionConfiguration,
 ) -> u32 {
     let before = child_pids();
-    let (state, error) = prepare(runtime, session, config).await;
-    assert_eq!(state, PreparationState::Ready, "{error:?}");
-    completed(&run(runtime, session, &format!("run_{session}"), "hello").await);
+    prepared_turn(runtime, session, config, "hello").await;
     let new: Vec<u32> = child_pids()
         .into_iter()
         .filter(|p| !before.contains(p))

@@ -8,12 +8,11 @@ use std::path::Path;
 
 use crate::support;
 
-use support::mcp::{binary, configuration, leak_scan, prepare, run};
-use support::shared::{completed, homes, release, rollouts, runtime_sharing};
+use support::mcp::{binary, configuration, leak_scan, prepared_turn};
+use support::shared::{homes, release, rollouts, runtime_sharing};
 use support::warm::text_model;
 use switchboard_mock_model::MockModel;
 use switchboard_protocol::configuration::HarnessId;
-use switchboard_protocol::messages::PreparationState;
 use switchboard_runtime::LocalRuntime;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -65,12 +64,8 @@ async fn a_shared_home_goes_with_its_last_live_session() {
 /// `hello-<n>`.
 async fn two_after_a_turn_each(runtime: &mut LocalRuntime, model: &MockModel) {
     for n in 0..2 {
-        let session = format!("sess_{n}");
         let config = configuration(HarnessId::Codex, model, vec![]);
-        let (prepared, error) = prepare(runtime, &session, config).await;
-        assert_eq!(prepared, PreparationState::Ready, "{error:?}");
-        let (run_id, text) = (format!("run_{n}"), format!("hello-{n}"));
-        completed(&run(runtime, &session, &run_id, &text).await);
+        prepared_turn(runtime, &format!("sess_{n}"), config, &format!("hello-{n}")).await;
     }
 }
 

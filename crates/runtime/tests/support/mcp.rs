@@ -271,7 +271,9 @@ pub fn mcp_calls(frames: &[RuntimeToCore]) -> Vec<switchboard_protocol::McpCall>
 }
 
 /// Prepares `session_id` on `runtime` (it must become ready) and runs one Turn with `text`,
-/// which must complete; the Turn's frames.
+/// which must complete; the Turn's frames. The Run is `run_<session_id>`: the Runtime frees a
+/// Run's id only after it has sent its `done`, so Sessions prepared one after another each
+/// need their own.
 pub async fn prepared_turn(
     runtime: &mut LocalRuntime,
     session_id: &str,
@@ -280,7 +282,7 @@ pub async fn prepared_turn(
 ) -> Vec<RuntimeToCore> {
     let (prepared, error) = prepare(runtime, session_id, config).await;
     assert_eq!(prepared, PreparationState::Ready, "{error:?}");
-    let frames = turn(runtime, session_id, text).await;
+    let frames = run(runtime, session_id, &format!("run_{session_id}"), text).await;
     let Some(RuntimeToCore::Done(done)) = frames.last() else {
         panic!("{frames:?}")
     };
